@@ -1,0 +1,1 @@
+"""Settings, embeddings, vector backends, filter fields and payload contracts."""

@@ -1,0 +1,78 @@
+"""The seam between scoperag and a vector engine.
+
+Profiles talk to a `VectorBackend`: a LlamaIndex vector store per collection for adding and
+searching nodes, plus the few native operations LlamaIndex has no words for (scroll with order_by,
+count, facet, delete by filter, payload indexes, collection metadata). Filters are always
+`qdrant_client.models.Filter`; an engine that is not qdrant-client translates them in one place.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+from llama_index.core.vector_stores.types import BasePydanticVectorStore
+from qdrant_client import models
+
+DENSE_VECTOR = "text-dense"  # the vector name LlamaIndex's QdrantVectorStore reads and writes
+
+
+class VectorBackend(ABC):
+    """One vector engine holding every collection of the process."""
+
+    name: str
+
+    @abstractmethod
+    def vector_store(self, collection: str) -> BasePydanticVectorStore:
+        """LlamaIndex vector store over an existing collection."""
+
+    @abstractmethod
+    def list_collections(self) -> list[str]: ...
+
+    @abstractmethod
+    def collection_exists(self, collection: str) -> bool: ...
+
+    @abstractmethod
+    def create_collection(self, collection: str, dimension: int, metadata: dict[str, Any]) -> None:
+        """Create an empty cosine collection with one dense vector named `DENSE_VECTOR`."""
+
+    @abstractmethod
+    def collection_metadata(self, collection: str) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def payload_indexes(self, collection: str) -> dict[str, str]:
+        """Payload key -> index type of the indexes that exist."""
+
+    @abstractmethod
+    def create_index(self, collection: str, key: str, schema: models.PayloadSchemaType) -> None: ...
+
+    @abstractmethod
+    def delete(self, collection: str, flt: models.Filter) -> None: ...
+
+    @abstractmethod
+    def scroll(
+        self,
+        collection: str,
+        flt: models.Filter | None,
+        limit: int,
+        offset: int = 0,
+        order_by: models.OrderBy | None = None,
+    ) -> list[models.Record]:
+        """Points matching `flt`, skipping `offset`, ordered by `order_by` (else by id)."""
+
+    @abstractmethod
+    def count(self, collection: str, flt: models.Filter | None) -> int: ...
+
+    @abstractmethod
+    def facet(
+        self, collection: str, key: str, flt: models.Filter | None, limit: int
+    ) -> dict[Any, int]:
+        """Value -> number of points, for a keyword/integer payload key."""
+
+    @abstractmethod
+    def upsert_points(self, collection: str, points: list[models.PointStruct]) -> None:
+        """Write points as they are (vectors included), e.g. when migrating between engines."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release files and connections."""

@@ -1,0 +1,77 @@
+"""Collections as scoperag keeps them: the embedder recorded, the declared indexes ensured."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from core.backend import VectorBackend
+from core.embeddings import Embedder, EmbedderInfo
+from core.fields import FilterableField, index_plan
+from core.settings import Settings
+
+EMBEDDER_KEY = "scoperag_embedder"
+
+
+def open_backend(settings: Settings) -> VectorBackend:
+    """The engine the settings choose (server by URL, else the embedded default)."""
+    from core.qdrant_client_backend import QdrantClientBackend
+
+    kind = settings.effective_backend
+    if kind == "server":
+        key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
+        return QdrantClientBackend.server(settings.qdrant_url or "", key)
+    if kind == "edge":
+        from core.edge_backend import EdgeBackend
+
+        return EdgeBackend.open(settings.data_dir / "edge")
+    return QdrantClientBackend.local(settings.data_dir / "qdrant")
+
+
+def stored_embedder(backend: VectorBackend, collection: str) -> EmbedderInfo | None:
+    """The embedder a collection was built with, if it records one."""
+    recorded = backend.collection_metadata(collection).get(EMBEDDER_KEY)
+    return EmbedderInfo.model_validate(recorded) if recorded else None
+
+
+def ensure_indexes(
+    backend: VectorBackend, collection: str, fields: Iterable[FilterableField]
+) -> list[str]:
+    """Create the declared payload indexes that are missing; returns the keys created."""
+    existing = backend.payload_indexes(collection)
+    created = []
+    for key, schema in index_plan(fields).items():
+        if key not in existing:
+            backend.create_index(collection, key, schema)
+            created.append(key)
+    return created
+
+
+def missing_indexes(
+    backend: VectorBackend, collection: str, fields: Iterable[FilterableField]
+) -> list[str]:
+    existing = backend.payload_indexes(collection)
+    return [key for key in index_plan(fields) if key not in existing]
+
+
+def prepare_for_writing(
+    backend: VectorBackend,
+    embedder: Embedder,
+    collection: str,
+    fields: Iterable[FilterableField],
+) -> None:
+    """Create the collection if needed (recording the embedder), check it, ensure its indexes."""
+    if backend.collection_exists(collection):
+        embedder.check_compatible(collection, stored_embedder(backend, collection))
+    else:
+        info = embedder.info
+        backend.create_collection(collection, info.dimension, {EMBEDDER_KEY: info.model_dump()})
+    ensure_indexes(backend, collection, fields)
+
+
+def ready_for_reading(backend: VectorBackend, embedder: Embedder | None, collection: str) -> bool:
+    """False if the collection does not exist yet; raises if its embedder differs."""
+    if not backend.collection_exists(collection):
+        return False
+    if embedder is not None:
+        embedder.check_compatible(collection, stored_embedder(backend, collection))
+    return True

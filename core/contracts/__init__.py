@@ -1,0 +1,1 @@
+"""Payload contracts and filter declarations, one module per profile."""

@@ -1,0 +1,44 @@
+"""Errors a person can act on: what was wrong, the value given, what is accepted."""
+
+from __future__ import annotations
+
+
+class ScoperagError(Exception):
+    """Base of every error whose message is meant for the user as it is."""
+
+
+class InvalidParameterError(ScoperagError, ValueError):
+    """A parameter value that is not accepted."""
+
+    def __init__(self, parameter: str, value: object, accepted: str) -> None:
+        self.parameter = parameter
+        self.value = value
+        self.accepted = accepted
+        super().__init__(f"Invalid value for '{parameter}': {value!r}. Accepted: {accepted}.")
+
+
+class StoreLockedError(ScoperagError):
+    """The embedded store is open in another process."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"The embedded store at {path} is already open in another process (probably a running "
+            "`scoperag serve`). Stop that server, or ingest through its MCP ingest tool, or run a "
+            "Qdrant server and set SCOPERAG_QDRANT_URL so several processes can share it."
+        )
+
+
+class EmbedderMismatchError(ScoperagError):
+    """A collection queried or written with another embedder than the one that built it."""
+
+    def __init__(self, collection: str, stored: str, current: str) -> None:
+        super().__init__(
+            f"Collection '{collection}' was built with {stored}, but the current embedder is "
+            f"{current}. Set SCOPERAG_EMBED_PROVIDER / SCOPERAG_EMBED_MODEL / "
+            f"SCOPERAG_EMBED_DIMENSIONS back to match it, or re-ingest into a new collection to "
+            "change models."
+        )
+
+
+class EmbeddingServiceError(ScoperagError):
+    """The embedding service could not produce vectors (unreachable, model missing, ...)."""

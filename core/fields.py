@@ -1,0 +1,184 @@
+"""`FilterableField`: one declaration gives a tool parameter, a Qdrant condition and an index.
+
+A reader follows a filter value in three hops: the tool parameter (`FilterableField.annotation`),
+`build_filter` (which asks each field for its conditions), and the `_CONDITIONS` table below.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+from qdrant_client import models
+
+
+class FieldType(StrEnum):
+    KEYWORD = "keyword"
+    INTEGER = "integer"
+    FLOAT = "float"
+    BOOLEAN = "boolean"
+    DATETIME = "datetime"
+    TEXT = "text"
+
+
+class Condition(StrEnum):
+    EQ = "=="
+    NE = "!="
+    GT = ">"
+    GTE = ">="
+    LT = "<"
+    LTE = "<="
+    ANY = "any"
+    ALL = "all"
+    EXCEPT = "except"
+
+
+_PYTHON_TYPES: dict[FieldType, type] = {
+    FieldType.KEYWORD: str,
+    FieldType.INTEGER: int,
+    FieldType.FLOAT: float,
+    FieldType.BOOLEAN: bool,
+    FieldType.DATETIME: datetime,
+    FieldType.TEXT: str,
+}
+
+INDEX_SCHEMAS: dict[FieldType, models.PayloadSchemaType] = {
+    FieldType.KEYWORD: models.PayloadSchemaType.KEYWORD,
+    FieldType.INTEGER: models.PayloadSchemaType.INTEGER,
+    FieldType.FLOAT: models.PayloadSchemaType.FLOAT,
+    FieldType.BOOLEAN: models.PayloadSchemaType.BOOL,
+    FieldType.DATETIME: models.PayloadSchemaType.DATETIME,
+    FieldType.TEXT: models.PayloadSchemaType.TEXT,
+}
+
+_RANGE_KEYS = {Condition.GT: "gt", Condition.GTE: "gte", Condition.LT: "lt", Condition.LTE: "lte"}
+
+
+class Parts(BaseModel):
+    """Conditions a field contributes: all of `must`, none of `must_not`."""
+
+    must: list[models.Condition] = []
+    must_not: list[models.Condition] = []
+
+
+def _match(key: str, value: Any) -> models.FieldCondition:
+    return models.FieldCondition(key=key, match=models.MatchValue(value=value))
+
+
+def _range(key: str, bound: str, value: Any) -> models.FieldCondition:
+    if isinstance(value, datetime):
+        return models.FieldCondition(key=key, range=models.DatetimeRange(**{bound: value}))
+    return models.FieldCondition(key=key, range=models.Range(**{bound: value}))
+
+
+def _equal(key: str, value: Any) -> Parts:
+    if isinstance(value, float | datetime):
+        return Parts(must=[_range(key, "gte", value), _range(key, "lte", value)])
+    return Parts(must=[_match(key, value)])
+
+
+def _text(key: str, value: Any) -> Parts:
+    return Parts(must=[models.FieldCondition(key=key, match=models.MatchText(text=value))])
+
+
+def _ranged(bound: str) -> Callable[[str, Any], Parts]:
+    return lambda key, value: Parts(must=[_range(key, bound, value)])
+
+
+# (field type or None for "any type", condition) -> how a value becomes conditions.
+_CONDITIONS: dict[tuple[FieldType | None, Condition], Callable[[str, Any], Parts]] = {
+    (FieldType.TEXT, Condition.EQ): _text,
+    (None, Condition.EQ): _equal,
+    (None, Condition.NE): lambda key, value: Parts(must_not=_equal(key, value).must),
+    (None, Condition.ANY): lambda key, values: Parts(
+        must=[models.FieldCondition(key=key, match=models.MatchAny(any=list(values)))]
+    ),
+    (None, Condition.ALL): lambda key, values: Parts(must=[_match(key, v) for v in values]),
+    (None, Condition.EXCEPT): lambda key, values: Parts(
+        must=[models.FieldCondition(key=key, match=models.MatchExcept(**{"except": list(values)}))]
+    ),
+    **{(None, condition): _ranged(bound) for condition, bound in _RANGE_KEYS.items()},
+}
+
+LIST_CONDITIONS = (Condition.ANY, Condition.ALL, Condition.EXCEPT)
+
+
+class FilterableField(BaseModel):
+    """A metadata filter exposed as a tool parameter and applied as a native Qdrant condition."""
+
+    name: str = Field(description="Tool parameter name.")
+    field_type: FieldType = Field(description="Payload type; decides the index and the condition.")
+    condition: Condition = Field(default=Condition.EQ, description="How the value is compared.")
+    description: str = Field(description="Shown to the model in the tool's JSON schema.")
+    key: str | None = Field(default=None, description="Payload key; defaults to `name`.")
+    required: bool = False
+    ge: float | None = Field(default=None, description="Smallest accepted value (numbers).")
+    choices: tuple[str, ...] | None = Field(default=None, description="Accepted values, if fixed.")
+
+    @property
+    def payload_key(self) -> str:
+        return self.key or self.name
+
+    @property
+    def is_list(self) -> bool:
+        return self.condition in LIST_CONDITIONS
+
+    @property
+    def annotation(self) -> Any:
+        """The parameter's type with its description, as FastMCP turns it into JSON schema."""
+        base: Any = _PYTHON_TYPES[self.field_type]
+        if self.choices:
+            base = Literal[self.choices]  # type: ignore[valid-type]
+        if self.is_list:
+            base = list[base]
+        constraints = {"ge": self.ge} if self.ge is not None else {}
+        if self.required:
+            return Annotated[base, Field(description=self.description, **constraints)]
+        return Annotated[base | None, Field(description=self.description, **constraints)]
+
+    def parts(self, value: Any) -> Parts:
+        """Qdrant conditions for one given value."""
+        handler = (
+            _CONDITIONS.get((self.field_type, self.condition))
+            or _CONDITIONS[(None, self.condition)]
+        )
+        return handler(self.payload_key, value)
+
+
+def build_filter(
+    fields: Iterable[FilterableField],
+    values: Mapping[str, Any],
+    extra: Iterable[models.Condition] = (),
+) -> models.Filter | None:
+    """AND of every given field's conditions (a value left out or None adds nothing)."""
+    must: list[models.Condition] = list(extra)
+    must_not: list[models.Condition] = []
+    for field in fields:
+        value = values.get(field.name)
+        if value is None:
+            continue
+        parts = field.parts(value)
+        must += parts.must
+        must_not += parts.must_not
+    if not must and not must_not:
+        return None
+    return models.Filter(must=must or None, must_not=must_not or None)
+
+
+def empty_selection(fields: Iterable[FilterableField], values: Mapping[str, Any]) -> str | None:
+    """The message for a list parameter given as `[]` (which matches nothing), else None."""
+    for field in fields:
+        if field.is_list and values.get(field.name) == []:
+            return (
+                f"'{field.name}' is an empty list, which matches nothing; leave it out to match "
+                "every value."
+            )
+    return None
+
+
+def index_plan(fields: Iterable[FilterableField]) -> dict[str, models.PayloadSchemaType]:
+    """Payload key -> index type for every field (one index per key)."""
+    return {field.payload_key: INDEX_SCHEMAS[field.field_type] for field in fields}

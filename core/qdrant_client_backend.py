@@ -1,0 +1,127 @@
+"""`VectorBackend` on qdrant-client: embedded local mode (`path=`) or a Qdrant server (`url=`)."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from pathlib import Path
+from typing import Any
+
+from llama_index.vector_stores.qdrant import QdrantVectorStore
+from qdrant_client import QdrantClient, models
+
+from core.backend import DENSE_VECTOR, VectorBackend
+from core.errors import StoreLockedError
+
+_LOCKED = "already accessed by another instance"
+
+
+class QdrantClientBackend(VectorBackend):
+    """Every call goes through one `QdrantClient`; LlamaIndex's `QdrantVectorStore` on top."""
+
+    def __init__(self, client: QdrantClient, name: str) -> None:
+        self.client = client
+        self.name = name
+        self._stores: dict[str, QdrantVectorStore] = {}
+
+    @classmethod
+    def local(cls, path: Path) -> QdrantClientBackend:
+        """Embedded store under `path`; a clear error if another process holds it."""
+        path.mkdir(parents=True, exist_ok=True)
+        try:
+            client = QdrantClient(path=str(path))
+        except RuntimeError as exc:
+            if _LOCKED in str(exc):
+                raise StoreLockedError(str(path)) from None
+            raise
+        return cls(client, "local")
+
+    @classmethod
+    def server(cls, url: str, api_key: str | None) -> QdrantClientBackend:
+        return cls(QdrantClient(url=url, api_key=api_key, timeout=30), "server")
+
+    def vector_store(self, collection: str) -> QdrantVectorStore:
+        if collection not in self._stores:
+            self._stores[collection] = QdrantVectorStore(
+                collection_name=collection, client=self.client, batch_size=256
+            )
+        return self._stores[collection]
+
+    def list_collections(self) -> list[str]:
+        return sorted(c.name for c in self.client.get_collections().collections)
+
+    def collection_exists(self, collection: str) -> bool:
+        return self.client.collection_exists(collection)
+
+    def create_collection(self, collection: str, dimension: int, metadata: dict[str, Any]) -> None:
+        self._stores.pop(collection, None)
+        self.client.create_collection(
+            collection_name=collection,
+            vectors_config={
+                DENSE_VECTOR: models.VectorParams(size=dimension, distance=models.Distance.COSINE)
+            },
+            metadata=metadata,
+        )
+
+    def collection_metadata(self, collection: str) -> dict[str, Any]:
+        return self.client.get_collection(collection).config.metadata or {}
+
+    def payload_indexes(self, collection: str) -> dict[str, str]:
+        schema = self.client.get_collection(collection).payload_schema or {}
+        return {key: str(info.data_type.value) for key, info in schema.items()}
+
+    def create_index(self, collection: str, key: str, schema: models.PayloadSchemaType) -> None:
+        with warnings.catch_warnings():
+            # Local mode keeps the index definition but scans anyway; that is known and said
+            # in the README, so its per-index warning is noise here.
+            warnings.simplefilter("ignore")
+            logging.getLogger("qdrant_client").disabled = True
+            try:
+                self.client.create_payload_index(collection, key, field_schema=schema, wait=True)
+            finally:
+                logging.getLogger("qdrant_client").disabled = False
+
+    def delete(self, collection: str, flt: models.Filter) -> None:
+        self.client.delete(collection, points_selector=models.FilterSelector(filter=flt), wait=True)
+
+    def scroll(
+        self,
+        collection: str,
+        flt: models.Filter | None,
+        limit: int,
+        offset: int = 0,
+        order_by: models.OrderBy | None = None,
+    ) -> list[models.Record]:
+        if order_by is not None:
+            records, _ = self.client.scroll(
+                collection, scroll_filter=flt, limit=offset + limit, order_by=order_by
+            )
+            return records[offset:]
+        records: list[models.Record] = []
+        next_offset = None
+        while len(records) < offset + limit:
+            batch, next_offset = self.client.scroll(
+                collection,
+                scroll_filter=flt,
+                limit=min(offset + limit - len(records), 1024),
+                offset=next_offset,
+            )
+            records += batch
+            if next_offset is None:
+                break
+        return records[offset:]
+
+    def count(self, collection: str, flt: models.Filter | None) -> int:
+        return self.client.count(collection, count_filter=flt, exact=True).count
+
+    def facet(
+        self, collection: str, key: str, flt: models.Filter | None, limit: int
+    ) -> dict[Any, int]:
+        response = self.client.facet(collection, key=key, facet_filter=flt, limit=limit, exact=True)
+        return {hit.value: hit.count for hit in response.hits}
+
+    def upsert_points(self, collection: str, points: list[models.PointStruct]) -> None:
+        self.client.upsert(collection, points=points, wait=True)
+
+    def close(self) -> None:
+        self.client.close()

@@ -1,0 +1,113 @@
+"""Settings read from `SCOPERAG_*` environment variables, one model for the whole process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Literal
+
+import platformdirs
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+PROFILES = ("pdf", "books", "memory", "dnd", "docs")
+DEFAULT_MODELS = {
+    "local": "sentence-transformers/all-MiniLM-L6-v2",
+    "ollama": "BAAI/bge-base-en-v1.5",
+}
+
+
+def _split_list(value: object) -> object:
+    """Accept `a,b` (or a JSON list) for list settings given as one env string."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            return json.loads(text)
+        return [part.strip() for part in text.replace(";", ",").split(",") if part.strip()]
+    return value
+
+
+class Settings(BaseSettings):
+    """Effective configuration; every field has a `SCOPERAG_<NAME>` environment variable."""
+
+    model_config = SettingsConfigDict(env_prefix="SCOPERAG_", extra="ignore")
+
+    data_dir: Path = Field(
+        default_factory=lambda: Path(platformdirs.user_data_dir("scoperag")),
+        description="Where the embedded store and reading state live.",
+    )
+    backend: Literal["local", "edge", "server"] | None = Field(
+        default=None,
+        description="Vector engine: embedded `local` or `edge`, or `server` (needs a URL).",
+    )
+    qdrant_url: str | None = Field(default=None, description="Qdrant server URL; implies server.")
+    qdrant_api_key: SecretStr | None = Field(default=None, description="API key for the server.")
+    embed_provider: Literal["local", "ollama"] = Field(
+        default="local", description="`local` (packaged MiniLM) or `ollama` (HTTP /api/embed)."
+    )
+    embed_model: str | None = Field(default=None, description="Model name; provider default.")
+    ollama_base_url: str = Field(default="http://localhost:11434", description="Ollama base URL.")
+    embed_dimensions: int | None = Field(default=None, ge=1, description="Output dimensions.")
+    profiles: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: list(PROFILES), description="Profiles served, e.g. `pdf,books`."
+    )
+    allowed_dirs: Annotated[list[Path], NoDecode] = Field(
+        default_factory=list, description="Directories the MCP ingest tools may read from."
+    )
+    pdf_collection: str = Field(default="pdf_pages", description="Collection of the pdf profile.")
+    filterable_fields: str | None = Field(
+        default=None, description="JSON list of extra filter fields for `qdrant-find`."
+    )
+    fields_file: Path | None = Field(
+        default=None, description="TOML file with [[fields]] tables for `qdrant-find`."
+    )
+
+    @field_validator("profiles", "allowed_dirs", mode="before")
+    @classmethod
+    def _parse_lists(cls, value: object) -> object:
+        return _split_list(value)
+
+    @field_validator("profiles")
+    @classmethod
+    def _known_profiles(cls, value: list[str]) -> list[str]:
+        unknown = [name for name in value if name not in PROFILES]
+        if unknown:
+            raise ValueError(
+                f"SCOPERAG_PROFILES has unknown profile(s) {unknown}; "
+                f"accepted: {', '.join(PROFILES)}"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _backend_matches_url(self) -> Settings:
+        if self.backend == "server" and not self.qdrant_url:
+            raise ValueError("SCOPERAG_BACKEND=server needs SCOPERAG_QDRANT_URL to be set.")
+        if self.qdrant_url and self.backend in ("local", "edge"):
+            raise ValueError(
+                f"SCOPERAG_QDRANT_URL is set but SCOPERAG_BACKEND={self.backend}: "
+                "unset one of them (a URL means the server backend)."
+            )
+        return self
+
+    @property
+    def effective_backend(self) -> str:
+        """The engine in use: a URL means the server; otherwise the embedded default."""
+        if self.qdrant_url:
+            return "server"
+        return self.backend or "local"
+
+    @property
+    def effective_embed_model(self) -> str:
+        return self.embed_model or DEFAULT_MODELS[self.embed_provider]
+
+    @property
+    def state_path(self) -> Path:
+        return self.data_dir / "state.sqlite"
+
+    def public_view(self) -> dict[str, object]:
+        """Settings as printed by `scoperag config` (the API key masked)."""
+        view = self.model_dump(mode="json")
+        view["qdrant_api_key"] = "***" if self.qdrant_api_key else None
+        view["effective_backend"] = self.effective_backend
+        view["effective_embed_model"] = self.effective_embed_model
+        return view

@@ -1,0 +1,1 @@
+"""One ingestion pipeline per source kind."""

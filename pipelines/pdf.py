@@ -1,0 +1,165 @@
+"""pdf pipeline: PDF files -> one LlamaIndex Document per page -> page chunks in Qdrant."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from llama_index.core import Document
+from llama_index.core.ingestion import IngestionPipeline
+from llama_index.core.node_parser import SentenceSplitter
+from llama_index.core.schema import BaseNode, NodeRelationship, RelatedNodeInfo
+from pypdf import PdfReader
+from pypdf.errors import PdfReadError, PyPdfError
+
+from core.backend import VectorBackend
+from core.contracts.pdf import PDF_INDEXES, PdfPagePayload
+from core.embeddings import Embedder
+from pipelines.page_labels import page_labels
+from pipelines.store import EmbedNodes, replace_source, stable_id
+
+FileProgress = Callable[[int, int, str], None]
+_EMBEDDED_KEYS = {"title"}  # the only metadata that goes into the vector with the text
+
+
+class PdfRejectedError(Exception):
+    """A PDF that cannot be ingested, with the reason in words."""
+
+
+@dataclass
+class PdfPages:
+    """What pypdf read from one file."""
+
+    document_id: str
+    source: str
+    title: str
+    labels: list[str]
+    texts: list[str]
+
+
+@dataclass
+class FileReport:
+    """Outcome of one file in a batch."""
+
+    path: str
+    document_id: str | None = None
+    pages: int = 0
+    pages_with_text: int = 0
+    chunks: int = 0
+    error: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def read_pdf(path: Path, document_id: str | None = None) -> PdfPages:
+    """Text and label of every page; raises `PdfRejectedError` for unreadable files."""
+    try:
+        reader = PdfReader(path)
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise PdfRejectedError("it is encrypted with a password; decrypt it first")
+        labels = page_labels(reader)
+        texts = [(page.extract_text() or "").strip() for page in reader.pages]
+        title = (reader.metadata.title if reader.metadata else None) or path.name
+    except PdfRejectedError:
+        raise
+    except FileNotFoundError:
+        raise PdfRejectedError("the file does not exist") from None
+    except (PdfReadError, PyPdfError, ValueError, KeyError, TypeError) as exc:
+        raise PdfRejectedError(f"it is not a readable PDF ({exc})") from None
+    if not any(texts):
+        raise PdfRejectedError(
+            "no page has extractable text (a scanned PDF needs OCR before it can be searched)"
+        )
+    return PdfPages(document_id or path.stem, path.name, str(title), labels, texts)
+
+
+def page_documents(pdf: PdfPages) -> list[Document]:
+    """One Document per page that has text."""
+    documents = []
+    for index, (label, text) in enumerate(zip(pdf.labels, pdf.texts, strict=True)):
+        if not text:
+            continue
+        metadata = PdfPagePayload(
+            document_id=pdf.document_id,
+            physical_page_index=index,
+            page_label=label,
+            page_count=len(pdf.labels),
+            source=pdf.source,
+            title=pdf.title,
+            chunk_index=0,
+        ).model_dump()
+        hidden = [key for key in metadata if key not in _EMBEDDED_KEYS]
+        documents.append(
+            Document(
+                id_=stable_id("pdf-page", pdf.document_id, index),
+                text=text,
+                metadata=metadata,
+                excluded_embed_metadata_keys=hidden,
+                excluded_llm_metadata_keys=list(metadata),
+            )
+        )
+    return documents
+
+
+def _chunk_id(index: int, page: BaseNode) -> str:
+    meta = page.metadata
+    return stable_id("pdf", meta["document_id"], meta["physical_page_index"], index)
+
+
+def page_chunks(pdf: PdfPages, embedder: Embedder) -> Sequence[BaseNode]:
+    """Split pages into chunks (each with its page's metadata and a chunk_index) and embed."""
+    splitter = SentenceSplitter(chunk_size=256, chunk_overlap=32, id_func=_chunk_id)
+    nodes = IngestionPipeline(transformations=[splitter]).run(documents=page_documents(pdf))
+    per_page: dict[int, int] = {}
+    source = RelatedNodeInfo(node_id=pdf.document_id)
+    for node in nodes:
+        # LlamaIndex's Qdrant store writes a node's source id into `document_id`: make it ours.
+        node.relationships[NodeRelationship.SOURCE] = source
+        page = node.metadata["physical_page_index"]
+        node.metadata["chunk_index"] = per_page.get(page, 0)
+        per_page[page] = node.metadata["chunk_index"] + 1
+    return EmbedNodes(embedder=embedder)(nodes)
+
+
+def ingest_pdfs(
+    paths: Sequence[Path],
+    backend: VectorBackend,
+    embedder: Embedder,
+    collection: str,
+    document_id: str | None = None,
+    progress: FileProgress | None = None,
+) -> list[FileReport]:
+    """Ingest each file, replacing its earlier pages; a bad file is reported and skipped."""
+    if document_id is not None and len(paths) != 1:
+        raise ValueError(
+            f"--document-id names one document but {len(paths)} files were given; "
+            "ingest them one at a time or let each take its file name."
+        )
+    reports = []
+    for done, path in enumerate(paths):
+        if progress:
+            progress(done, len(paths), path.name)
+        report = FileReport(path=str(path))
+        try:
+            pdf = read_pdf(path, document_id)
+        except PdfRejectedError as exc:
+            report.error = f"{path.name}: skipped, {exc}."
+            reports.append(report)
+            continue
+        report.document_id = pdf.document_id
+        report.pages = len(pdf.labels)
+        report.pages_with_text = sum(1 for text in pdf.texts if text)
+        if report.pages_with_text < report.pages:
+            report.notes.append(f"{report.pages - report.pages_with_text} page(s) have no text")
+        nodes = page_chunks(pdf, embedder)
+        report.chunks = replace_source(
+            backend, embedder, collection, PDF_INDEXES, pdf.document_id, nodes
+        )
+        reports.append(report)
+    if progress:
+        progress(len(paths), len(paths), "done")
+    return reports

@@ -1,0 +1,1 @@
+"""Retrievers: typed filter values in, native Qdrant filters out."""

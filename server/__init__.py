@@ -1,0 +1,1 @@
+"""The FastMCP server, the HTTP API and the `scoperag` command line."""

@@ -1,0 +1,47 @@
+"""The main FastMCP server: one sub-server per enabled profile, mounted without a prefix."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+
+os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
+os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
+
+from fastmcp import FastMCP  # noqa: E402
+
+from core.settings import Settings  # noqa: E402
+from server.runtime import Runtime  # noqa: E402
+from server.tooling import ScoperagErrorMiddleware  # noqa: E402
+
+# profile -> module with `build(runtime) -> FastMCP` (imported only when the profile is on)
+PROFILE_MODULES = {
+    "pdf": "server.pdf_tools",
+    "books": "server.books_tools",
+    "memory": "server.memory_tools",
+    "dnd": "server.dnd_tools",
+    "docs": "server.docs_tools",
+}
+
+INSTRUCTIONS = (
+    "scoperag: retrieval scoped by metadata. Search PDF pages by document and page (qdrant-find), "
+    "ask about a book without spoilers past the reader's position, search memories by tags, "
+    "dates and type, look up D&D 5e content by source document, and search shared docs."
+)
+
+
+def build_server(runtime: Runtime | None = None) -> FastMCP:
+    """The server for `runtime` (default: settings from the environment)."""
+    runtime = runtime or Runtime(Settings())
+    serialise = runtime.settings.effective_backend != "server"
+    mcp = FastMCP(
+        "scoperag", instructions=INSTRUCTIONS, middleware=[ScoperagErrorMiddleware(serialise)]
+    )
+    for profile in runtime.settings.profiles:
+        if importlib.util.find_spec(PROFILE_MODULES[profile]) is None:  # TEMP: until all profiles land
+            continue
+        module = importlib.import_module(PROFILE_MODULES[profile])
+        mcp.mount(module.build(runtime))
+    mcp.runtime = runtime  # type: ignore[attr-defined]
+    return mcp

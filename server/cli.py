@@ -1,0 +1,172 @@
+"""The `scoperag` command line: config, path, serve, ingest, demo (profiles add subcommands)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+from pydantic import ValidationError
+
+from core.errors import ScoperagError
+from core.settings import PROFILES, Settings
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from the environment plus command-line overrides, or a clean exit with why."""
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as exc:
+        raise click.UsageError(f"Invalid configuration: {exc}") from None
+
+
+def run_friendly(action: Callable[[], Any]) -> Any:
+    """Run `action`; errors meant for people end the command with their message, no traceback."""
+    try:
+        return action()
+    except (ScoperagError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def progress_bar(label: str) -> Callable[[int, int, str], None]:
+    """A tqdm bar on a terminal (silent elsewhere) driven by (done, total, note) callbacks."""
+    from tqdm import tqdm
+
+    bar: dict[str, Any] = {}
+
+    def update(done: int, total: int, note: str) -> None:
+        if "bar" not in bar:
+            bar["bar"] = tqdm(total=total, desc=label, unit="file", disable=not sys.stderr.isatty())
+        bar["bar"].set_postfix_str(note)
+        bar["bar"].n = done
+        bar["bar"].refresh()
+        if done >= total:
+            bar["bar"].close()
+
+    return update
+
+
+def print_report(result: Any, as_json: bool) -> None:
+    """An ingest result as JSON, or one line per file."""
+    data = result.model_dump()
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+        return
+    for item in data["files"]:
+        if item.get("error"):
+            click.secho(item["error"], fg="yellow", err=True)
+        else:
+            shown = {k: v for k, v in item.items() if k != "path"}
+            click.echo(
+                f"{Path(item['path']).name}: " + ", ".join(f"{k}={v}" for k, v in shown.items())
+            )
+    click.echo(f"ingested {data['ingested']}, skipped {data['skipped']}")
+
+
+@click.group()
+@click.version_option(package_name="scoperag")
+def cli() -> None:
+    """scoperag: metadata-scoped retrieval over Qdrant, served as MCP tools."""
+
+
+@cli.command()
+def config() -> None:
+    """Print the effective settings (from SCOPERAG_* environment variables) as JSON."""
+    click.echo(json.dumps(load_settings().public_view(), indent=2))
+
+
+@cli.command()
+def path() -> None:
+    """Print the data directory (SCOPERAG_DATA_DIR)."""
+    click.echo(str(load_settings().data_dir))
+
+
+@cli.command()
+@click.option(
+    "--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
+@click.option("--port", default=8000, show_default=True, type=int, help="HTTP port.")
+@click.option("--profiles", default=None, help=f"Comma-separated subset of {','.join(PROFILES)}.")
+def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
+    """Run the MCP server over stdio (default) or streamable HTTP."""
+    from server.app import build_server
+    from server.runtime import Runtime
+
+    runtime = Runtime(load_settings(profiles=profiles))
+    mcp = build_server(runtime)
+    if transport == "stdio":
+        mcp.run(show_banner=False)
+        return
+    import uvicorn
+
+    from server.http_app import build_http_app
+
+    uvicorn.run(build_http_app(runtime, mcp), host=host, port=port, log_level="warning")
+
+
+@cli.group()
+def ingest() -> None:
+    """Ingest sources into the store (the embedded store must not be open in a server)."""
+
+
+@ingest.command("pdf")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--document-id", default=None, help="Id for a single PDF (default: file stem).")
+@click.option("--collection", default=None, help="Collection (default SCOPERAG_PDF_COLLECTION).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def ingest_pdf(
+    paths: tuple[Path, ...], document_id: str | None, collection: str | None, as_json: bool
+) -> None:
+    """Ingest PDF files (or directories of PDFs); re-ingesting a file replaces its pages."""
+    from server.pdf_tools import ingest_paths
+    from server.runtime import Runtime
+
+    runtime = Runtime(load_settings(pdf_collection=collection))
+    result = run_friendly(
+        lambda: ingest_paths(runtime, list(paths), document_id, progress_bar("pdf"))
+    )
+    runtime.close()
+    print_report(result, as_json)
+    if result.skipped and not result.ingested:
+        sys.exit(1)
+
+
+@cli.command()
+@click.option("--query", default="How do I encrypt a PDF file?", show_default=True)
+def demo(query: str) -> None:
+    """Ingest the bundled sample PDFs and run filtered `qdrant-find` calls over MCP."""
+    from server.demo import run_demo
+
+    run_friendly(lambda: run_demo(load_settings(), query))
+
+
+# Modules that add commands: each defines `register(cli, ingest)` and keeps heavy imports inside
+# its command functions, so `scoperag --help` stays fast.
+COMMAND_MODULES = [
+    "server.books_cli",
+    "server.memory_cli",
+    "server.dnd_cli",
+    "server.docs_cli",
+    "server.engine_cli",
+]
+
+
+def _register_commands() -> None:
+    import importlib
+    import importlib.util
+
+    for name in COMMAND_MODULES:
+        if importlib.util.find_spec(name) is not None:
+            importlib.import_module(name).register(cli, ingest)
+
+
+_register_commands()
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli()

@@ -1,0 +1,49 @@
+"""`scoperag demo`: ingest the bundled sample PDFs, then ask `qdrant-find` over MCP with filters."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import click
+
+from core.settings import Settings
+
+SAMPLES = Path(__file__).parent / "samples"
+
+
+def sample_pdfs() -> list[Path]:
+    return sorted(SAMPLES.glob("*.pdf"))
+
+
+async def _ask(settings: Settings, query: str) -> None:
+    from fastmcp import Client
+
+    from server.app import build_server
+    from server.cli import print_report, progress_bar
+    from server.pdf_tools import ingest_paths
+    from server.runtime import Runtime
+
+    runtime = Runtime(settings.model_copy(update={"profiles": ["pdf"]}))
+    click.echo(f"Ingesting {len(sample_pdfs())} sample PDFs into {settings.data_dir} ...")
+    print_report(ingest_paths(runtime, sample_pdfs(), None, progress_bar("pdf")), as_json=False)
+    calls = [
+        {"query": query, "limit": 3},
+        {"query": query, "document_id": "qpdf-manual-5.1.3", "page_label": "iii", "limit": 3},
+        {"query": "Potato", "document_id": "qpdf-page-labels-num-tree", "physical_page_index": 10},
+    ]
+    async with Client(build_server(runtime)) as client:
+        for arguments in calls:
+            click.secho(f"\nqdrant-find {json.dumps(arguments)}", bold=True)
+            result = await client.call_tool("qdrant-find", arguments)
+            for hit in result.structured_content["hits"]:
+                page = f"p.{hit['page_label']!r} (index {hit['physical_page_index']})"
+                where = f"{hit['document_id']} {page}"
+                text = " ".join(hit["text"].split())[:110]
+                click.echo(f"  {hit['score']:.3f}  {where}: {text}")
+    runtime.close()
+
+
+def run_demo(settings: Settings, query: str) -> None:
+    asyncio.run(_ask(settings, query))

@@ -1,0 +1,32 @@
+"""The app of `scoperag serve --transport http`: MCP at /mcp plus each profile's HTTP routes."""
+
+from __future__ import annotations
+
+import importlib
+
+from fastapi import FastAPI
+from fastmcp import FastMCP
+
+from server.app import PROFILE_MODULES
+from server.runtime import Runtime
+
+
+def build_http_app(runtime: Runtime, mcp: FastMCP) -> FastAPI:
+    """FastAPI app (OpenAPI at /openapi.json): `/mcp`, `/healthz`, and profile routers.
+
+    A profile module may define `http_router(runtime) -> fastapi.APIRouter`.
+    """
+    mcp_app = mcp.http_app(path="/mcp")
+    app = FastAPI(title="scoperag", lifespan=mcp_app.lifespan)
+
+    @app.get("/healthz")
+    async def health() -> dict[str, str]:
+        """Liveness: the process answers."""
+        return {"status": "ok"}
+
+    for profile in runtime.settings.profiles:
+        module = importlib.import_module(PROFILE_MODULES[profile])
+        if hasattr(module, "http_router"):
+            app.include_router(module.http_router(runtime))
+    app.mount("/", mcp_app)
+    return app

@@ -1,0 +1,36 @@
+"""What the tools of one process share: settings, the engine and the embedder, opened lazily."""
+
+from __future__ import annotations
+
+import threading
+from functools import cached_property
+
+from core.backend import VectorBackend
+from core.collections import open_backend
+from core.embeddings import Embedder
+from core.settings import Settings
+
+
+class Runtime:
+    """Opens the engine and loads the model on first use, so start-up stays fast."""
+
+    def __init__(self, settings: Settings | None = None, embedder: Embedder | None = None) -> None:
+        self.settings = settings or Settings()
+        self._lock = threading.Lock()
+        if embedder is not None:  # share one loaded model (tests, notebooks, benchmarks)
+            self.__dict__["embedder"] = embedder
+
+    @cached_property
+    def backend(self) -> VectorBackend:
+        with self._lock:
+            return open_backend(self.settings)
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        return Embedder(self.settings)
+
+    def close(self) -> None:
+        """Release the engine (the embedded store can then be opened by another process)."""
+        backend = self.__dict__.pop("backend", None)
+        if backend is not None:
+            backend.close()
