@@ -38,21 +38,57 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+# Engines every store-backed test runs on (the conformance suite): the embedded engines, plus a
+# Qdrant server when SCOPERAG_QDRANT_URL is set in the environment that starts pytest.
+BACKENDS = ["local"]
+SERVER_URL = os.environ.get("SCOPERAG_QDRANT_URL")
+if SERVER_URL:
+    BACKENDS.append("server")
+
+
+class MemoEmbedder(Embedder):
+    """The real model, with each distinct text embedded once per session.
+
+    Every store-backed test runs once per engine; the second engine reuses the first one's
+    vectors instead of spending minutes of CPU on the same texts.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(settings)
+        self._memo: dict[str, list[float]] = {}
+
+    def embed_texts(self, texts: list[str]) -> list[list[float]]:
+        missing = list(dict.fromkeys(text for text in texts if text not in self._memo))
+        if missing:
+            self._memo.update(zip(missing, super().embed_texts(missing), strict=True))
+        return [self._memo[text] for text in texts]
+
+
 @pytest.fixture(scope="session")
 def embedder() -> Embedder:
     """The packaged MiniLM model, loaded once for the whole session."""
-    return Embedder(Settings(data_dir=Path("/nonexistent-unused")))
+    return MemoEmbedder(Settings(data_dir=Path("/nonexistent-unused")))
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def backend_name(request: pytest.FixtureRequest) -> str:
+    """The engine under test; store-backed tests run once per engine."""
+    return request.param
 
 
 @pytest.fixture(scope="session")
 def make_runtime(
-    embedder: Embedder, tmp_path_factory: pytest.TempPathFactory
+    embedder: Embedder, backend_name: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Callable[..., Runtime]]:
-    """Factory of runtimes on fresh data dirs that share the session's model."""
+    """Factory of runtimes on fresh data dirs (on the engine under test) sharing one model."""
     opened: list[Runtime] = []
 
     def make(**settings: object) -> Runtime:
         settings.setdefault("data_dir", tmp_path_factory.mktemp("store"))
+        if backend_name == "server":
+            settings.setdefault("qdrant_url", SERVER_URL)
+        else:
+            settings.setdefault("backend", backend_name)
         runtime = Runtime(Settings(**settings), embedder=embedder)
         opened.append(runtime)
         return runtime
