@@ -1,0 +1,132 @@
+"""memory profile: the payload of a stored memory, its facets, and how facet values are read."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from core.errors import InvalidParameterError
+from core.fields import Condition, FieldType, FilterableField
+from core.settings import Settings
+
+COLLECTION = "memories"
+ORDER_KEY = "created_at_ts"  # numeric twin of created_at: what order_by and date ranges use
+DEFAULT_MEMORY_TYPE = "note"
+DATE_FORMAT = "a date as YYYY-MM-DD (ISO 8601, a whole day in UTC), e.g. 2026-01-31"
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+class MemoryPayload(BaseModel):
+    """What every point of the `memories` collection carries (flat in the Qdrant payload)."""
+
+    content: str = Field(description="The memory's text, as stored and embedded.")
+    content_hash: str = Field(description="sha256 of the content; the memory's identity.")
+    tags: list[str] = Field(default_factory=list)
+    memory_type: str = DEFAULT_MEMORY_TYPE
+    created_at: str = Field(description="RFC 3339 time in UTC, e.g. 2026-01-31T09:15:00Z.")
+    created_at_ts: float = Field(description="created_at as Unix seconds (order_by, ranges).")
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+TAGS_ANY = FilterableField(
+    name="tags",
+    field_type=FieldType.KEYWORD,
+    condition=Condition.ANY,
+    description="Memories carrying at least one of these tags.",
+)
+TAGS_ALL = TAGS_ANY.model_copy(
+    update={"condition": Condition.ALL, "description": "Memories carrying every one of these tags."}
+)
+MEMORY_TYPE = FilterableField(
+    name="memory_type",
+    field_type=FieldType.KEYWORD,
+    description="Memories of this type (exact), e.g. decision, learning, note.",
+)
+START_DATE = FilterableField(
+    name="start_date",
+    key=ORDER_KEY,
+    field_type=FieldType.FLOAT,
+    condition=Condition.GTE,
+    description="Memories created on or after this day (UTC).",
+)
+END_DATE = FilterableField(
+    name="end_date",
+    key=ORDER_KEY,
+    field_type=FieldType.FLOAT,
+    condition=Condition.LT,
+    description="Memories created on or before this day (UTC); the value is the next midnight.",
+)
+CONTENT_HASH = FilterableField(
+    name="content_hash",
+    field_type=FieldType.KEYWORD,
+    description="The memory's sha256, as store_memory returned it.",
+)
+MEMORY_INDEXES = [TAGS_ANY, MEMORY_TYPE, START_DATE, CONTENT_HASH]
+
+
+def required_indexes(settings: Settings) -> dict[str, list[FilterableField]]:
+    """The memory profile's collection and its indexed fields."""
+    return {COLLECTION: MEMORY_INDEXES}
+
+
+def content_hash(content: str) -> str:
+    """The identity of a memory: sha256 (hex) of its UTF-8 text."""
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+def normalise_tags(value: str | list[str] | None, parameter: str = "tags") -> list[str] | None:
+    """Tags as a list: `"a, b"` is split on commas, `""` means none; blanks and repeats dropped."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, str):
+        value = value.split(",")
+    if not all(isinstance(tag, str) for tag in value):
+        raise InvalidParameterError(
+            parameter, value, "a list of strings or one comma-separated string"
+        )
+    return list(dict.fromkeys(tag.strip() for tag in value if tag.strip()))
+
+
+def rfc3339(moment: datetime) -> str:
+    """`2026-01-31T09:15:00Z` (fractions of a second kept when there are any)."""
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def parse_moment(value: object, parameter: str = "created_at") -> datetime:
+    """A creation time from RFC 3339 / ISO 8601 text (no zone = UTC) or Unix seconds."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return datetime.fromtimestamp(value, UTC)
+    if isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value.strip())
+        except ValueError:
+            pass
+        else:
+            return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    raise InvalidParameterError(
+        parameter, value, "an RFC 3339 time such as 2026-01-31T09:15:00Z, or Unix seconds"
+    )
+
+
+def parse_day(value: str, parameter: str) -> date:
+    """A `YYYY-MM-DD` day; anything else is a clear error naming the expected format."""
+    if _DAY.fullmatch(value.strip()):
+        try:
+            return date.fromisoformat(value.strip())
+        except ValueError:
+            pass
+    raise InvalidParameterError(parameter, value, DATE_FORMAT)
+
+
+def day_start(day: date) -> float:
+    """Unix seconds of the day's first instant (00:00:00 UTC)."""
+    return datetime.combine(day, time(), UTC).timestamp()
+
+
+def day_end(day: date) -> float:
+    """Unix seconds of the next day's midnight: the exclusive end of the whole day."""
+    return day_start(day + timedelta(days=1))

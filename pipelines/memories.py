@@ -1,0 +1,207 @@
+"""memories pipeline: memories (one, or a JSON file of them) -> one embedded node each in Qdrant.
+
+A memory's point id derives from its content hash, so storing the same content again finds it
+already there: it is reported as a duplicate, not embedded or written a second time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from llama_index.core.ingestion import IngestionPipeline
+from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
+from pydantic import BaseModel, Field
+from qdrant_client import models
+
+from core.backend import VectorBackend
+from core.collections import prepare_for_writing
+from core.contracts.memory import (
+    COLLECTION,
+    CONTENT_HASH,
+    DEFAULT_MEMORY_TYPE,
+    MEMORY_INDEXES,
+    MemoryPayload,
+    content_hash,
+    normalise_tags,
+    parse_moment,
+    rfc3339,
+)
+from core.embeddings import Embedder
+from core.errors import InvalidParameterError, ScoperagError
+from core.fields import build_filter
+from pipelines.store import EmbedNodes, stable_id, write_nodes
+
+Progress = Callable[[int, int], None]
+_LLM_KEYS = {"tags", "memory_type", "created_at"}  # what a query engine's LLM sees beside the text
+# Keys a memory in a file may use for its fields (the devbench format says created_at_iso).
+_TIME_KEYS = ("created_at", "created_at_iso", "timestamp")
+_TYPE_KEYS = ("memory_type", "type")
+
+
+def make_memory(
+    content: str,
+    tags: str | list[str] | None = None,
+    memory_type: str | None = None,
+    created_at: object = None,
+    metadata: dict[str, Any] | None = None,
+) -> MemoryPayload:
+    """A memory's payload from what a caller gives; the creation time defaults to now."""
+    text = content.strip() if isinstance(content, str) else ""
+    if not text:
+        raise InvalidParameterError("content", content, "a non-empty text")
+    kind = memory_type.strip() if isinstance(memory_type, str) else memory_type
+    if kind is not None and (not isinstance(kind, str) or not kind):
+        raise InvalidParameterError("memory_type", memory_type, "a non-empty string")
+    if metadata is not None and not isinstance(metadata, dict):
+        raise InvalidParameterError("metadata", metadata, "an object (JSON dict)")
+    moment = datetime.now(UTC) if created_at is None else parse_moment(created_at)
+    return MemoryPayload(
+        content=text,
+        content_hash=content_hash(text),
+        tags=normalise_tags(tags) or [],
+        memory_type=kind or DEFAULT_MEMORY_TYPE,
+        created_at=rfc3339(moment),
+        created_at_ts=moment.timestamp(),
+        metadata=metadata or {},
+    )
+
+
+def memory_id(hash_: str) -> str:
+    """The point id of the memory with this content hash."""
+    return stable_id("memory", hash_)
+
+
+def memory_node(memory: MemoryPayload) -> TextNode:
+    """One LlamaIndex node per memory: only the content is embedded."""
+    metadata = memory.model_dump()
+    return TextNode(
+        id_=memory_id(memory.content_hash),
+        text=memory.content,
+        metadata=metadata,
+        excluded_embed_metadata_keys=list(metadata),
+        excluded_llm_metadata_keys=[key for key in metadata if key not in _LLM_KEYS],
+        relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=memory.content_hash)},
+    )
+
+
+class StoreReport(BaseModel):
+    """Outcome of storing a batch of memories."""
+
+    stored: list[str] = Field(default_factory=list, description="Content hashes newly stored.")
+    duplicates: list[str] = Field(
+        default_factory=list, description="Content hashes that were already stored (kept as is)."
+    )
+
+
+def existing_hashes(backend: VectorBackend, hashes: Sequence[str]) -> set[str]:
+    """Which of these content hashes are stored already (one filtered scroll)."""
+    if not hashes or not backend.collection_exists(COLLECTION):
+        return set()
+    flt = models.Filter(must=[models.HasIdCondition(has_id=[memory_id(h) for h in hashes])])
+    records = backend.scroll(COLLECTION, flt, limit=len(hashes))
+    return {(record.payload or {}).get("content_hash") for record in records} & set(hashes)
+
+
+def store_memories(
+    backend: VectorBackend,
+    embedder: Embedder,
+    memories: Sequence[MemoryPayload],
+    progress: Progress | None = None,
+    batch_size: int = 256,
+) -> StoreReport:
+    """Embed and write the memories not stored yet, in batches; the rest are duplicates."""
+    prepare_for_writing(backend, embedder, COLLECTION, MEMORY_INDEXES)
+    report = StoreReport()
+    first: dict[str, MemoryPayload] = {}
+    for memory in memories:
+        if memory.content_hash in first:
+            report.duplicates.append(memory.content_hash)
+        first.setdefault(memory.content_hash, memory)
+    unique = list(first.values())
+    embed = IngestionPipeline(transformations=[EmbedNodes(embedder=embedder)], disable_cache=True)
+    for start in range(0, len(unique), batch_size):
+        batch = unique[start : start + batch_size]
+        stored = existing_hashes(backend, [memory.content_hash for memory in batch])
+        new = [memory for memory in batch if memory.content_hash not in stored]
+        report.duplicates += [
+            memory.content_hash for memory in batch if memory.content_hash in stored
+        ]
+        if new:
+            nodes = embed.run(nodes=[memory_node(memory) for memory in new])
+            write_nodes(backend, embedder, COLLECTION, MEMORY_INDEXES, nodes)
+            report.stored += [memory.content_hash for memory in new]
+        if progress:
+            progress(start + len(batch), len(unique))
+    return report
+
+
+def delete_memory(backend: VectorBackend, hash_: str) -> bool:
+    """Delete the memory with this content hash; False if there was none."""
+    if not backend.collection_exists(COLLECTION):
+        return False
+    flt = build_filter([CONTENT_HASH], {"content_hash": hash_})
+    if flt is None or backend.count(COLLECTION, flt) == 0:
+        return False
+    backend.delete(COLLECTION, flt)
+    return True
+
+
+def _first(item: dict[str, Any], keys: Iterable[str]) -> Any:
+    return next((item.pop(key) for key in list(keys) if key in item), None)
+
+
+def memory_from_item(item: object) -> MemoryPayload:
+    """A memory from one JSON object; keys other than the known ones go into its metadata."""
+    if not isinstance(item, dict):
+        raise ScoperagError(f"expected a JSON object with 'content', got {type(item).__name__}")
+    rest = dict(item)
+    if "content" not in rest:
+        raise ScoperagError("it has no 'content'")
+    content = rest.pop("content")
+    tags = rest.pop("tags", None)
+    memory_type = _first(rest, _TYPE_KEYS)
+    created_at = _first(rest, _TIME_KEYS)
+    metadata = rest.pop("metadata", None)
+    if metadata is not None and not isinstance(metadata, dict):
+        raise InvalidParameterError("metadata", metadata, "an object (JSON dict)")
+    return make_memory(content, tags, memory_type, created_at, {**rest, **(metadata or {})})
+
+
+class ImportReport(StoreReport):
+    """Outcome of importing one file: what was stored, already there, or skipped and why."""
+
+    file: str
+    skipped: list[str] = Field(default_factory=list, description="One line per item skipped.")
+
+
+def read_memories(path: Path) -> tuple[list[MemoryPayload], list[str]]:
+    """Memories of a JSON file (a list, or an object with a `memories` list); bad items listed."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ScoperagError(f"{path}: not a readable JSON file ({exc})") from None
+    items = data.get("memories") if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        raise ScoperagError(
+            f"{path}: expected a JSON list of memories or an object with a 'memories' list"
+        )
+    memories, skipped = [], []
+    for index, item in enumerate(items):
+        try:
+            memories.append(memory_from_item(item))
+        except ScoperagError as exc:
+            skipped.append(f"item {index}: skipped, {exc}")
+    return memories, skipped
+
+
+def import_memories(
+    path: Path, backend: VectorBackend, embedder: Embedder, progress: Progress | None = None
+) -> ImportReport:
+    """Import a JSON file of memories; a bad item is reported and skipped, duplicates kept once."""
+    memories, skipped = read_memories(path)
+    stored = store_memories(backend, embedder, memories, progress) if memories else StoreReport()
+    return ImportReport(file=str(path), skipped=skipped, **stored.model_dump())
