@@ -1,0 +1,109 @@
+"""FilterableField: one declaration -> JSON schema, Qdrant filter, payload index."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from pydantic import BaseModel, ValidationError
+from qdrant_client import models
+
+from core.fields import (
+    Condition,
+    FieldType,
+    FilterableField,
+    build_filter,
+    empty_selection,
+    index_plan,
+)
+from server.tooling import params_model
+
+TAGS = FilterableField(
+    name="tags", field_type=FieldType.KEYWORD, condition=Condition.ANY, description="Any tag."
+)
+PAGE = FilterableField(name="page", field_type=FieldType.INTEGER, ge=0, description="Page.")
+AFTER = FilterableField(
+    name="after", key="at", field_type=FieldType.DATETIME, condition=Condition.GT, description="x"
+)
+BEFORE = FilterableField(
+    name="before", key="at", field_type=FieldType.DATETIME, condition=Condition.LT, description="y"
+)
+
+
+class Base(BaseModel):
+    query: str
+
+
+def test_left_out_values_add_no_condition() -> None:
+    assert build_filter([TAGS, PAGE], {"tags": None}) is None
+
+
+def test_values_become_native_conditions() -> None:
+    flt = build_filter([TAGS, PAGE], {"tags": ["a", "b"], "page": 3})
+    assert flt == models.Filter(
+        must=[
+            models.FieldCondition(key="tags", match=models.MatchAny(any=["a", "b"])),
+            models.FieldCondition(key="page", match=models.MatchValue(value=3)),
+        ]
+    )
+
+
+def test_two_parameters_bound_one_key() -> None:
+    t0, t1 = datetime(2025, 1, 1, tzinfo=UTC), datetime(2025, 2, 1, tzinfo=UTC)
+    flt = build_filter([AFTER, BEFORE], {"after": t0, "before": t1})
+    assert [c.key for c in flt.must] == ["at", "at"]
+    assert flt.must[0].range == models.DatetimeRange(gt=t0)
+    assert flt.must[1].range == models.DatetimeRange(lt=t1)
+
+
+@pytest.mark.parametrize(
+    ("condition", "value", "expected"),
+    [
+        (Condition.NE, "x", {"must_not": [{"key": "k", "match": {"value": "x"}}]}),
+        (Condition.ALL, ["a", "b"], {"must": [{"key": "k", "match": {"value": "a"}},
+                                              {"key": "k", "match": {"value": "b"}}]}),
+        (Condition.EXCEPT, ["a"], {"must": [{"key": "k", "match": {"except": ["a"]}}]}),
+    ],
+)  # fmt: skip
+def test_condition_table(condition: Condition, value: object, expected: dict) -> None:
+    field = FilterableField(name="k", field_type=FieldType.KEYWORD, condition=condition,
+                            description="d")  # fmt: skip
+    flt = build_filter([field], {"k": value})
+    assert flt.model_dump(exclude_none=True, by_alias=True) == expected
+
+
+def test_float_equality_is_a_closed_range() -> None:
+    field = FilterableField(name="cr", field_type=FieldType.FLOAT, description="CR")
+    (low, high) = build_filter([field], {"cr": 0.125}).must
+    assert (low.range.gte, high.range.lte) == (0.125, 0.125)
+
+
+def test_empty_list_matches_nothing_with_a_reason() -> None:
+    assert "tags" in empty_selection([TAGS], {"tags": []})
+    assert empty_selection([TAGS], {"tags": None}) is None
+
+
+def test_schema_is_typed_and_described() -> None:
+    schema = params_model("P", Base, [TAGS, PAGE]).model_json_schema()
+    page = schema["properties"]["page"]
+    assert page["description"] == "Page."
+    assert {"type": "integer", "minimum": 0} in [
+        {k: v for k, v in option.items() if k in ("type", "minimum")} for option in page["anyOf"]
+    ]
+    assert schema["required"] == ["query"]
+
+
+def test_schema_validation_rejects_bad_values() -> None:
+    model = params_model("P", Base, [PAGE])
+    with pytest.raises(ValidationError):
+        model.model_validate({"query": "q", "page": -1})
+    assert model.model_validate({"query": "q", "page": "5"}).page == 5
+
+
+def test_index_plan_has_one_index_per_key() -> None:
+    plan = index_plan([TAGS, PAGE, AFTER, BEFORE])
+    assert plan == {
+        "tags": models.PayloadSchemaType.KEYWORD,
+        "page": models.PayloadSchemaType.INTEGER,
+        "at": models.PayloadSchemaType.DATETIME,
+    }

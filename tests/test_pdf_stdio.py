@@ -1,0 +1,77 @@
+"""The real `scoperag serve` process over stdio, and start-up without the model or the store."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+
+from server.app import build_server
+from server.pdf_tools import ingest_paths
+from server.runtime import Runtime
+
+
+def _serve(data_dir: Path, *extra: str) -> StdioTransport:
+    script = shutil.which("scoperag", path=str(Path(sys.executable).parent))
+    assert script, "the scoperag console script is not installed"
+    env = {**os.environ, "SCOPERAG_DATA_DIR": str(data_dir), "SCOPERAG_PROFILES": "pdf"}
+    return StdioTransport(command=script, args=["serve", *extra], env=env, keep_alive=False)
+
+
+@pytest.fixture
+def ingested_dir(
+    make_runtime: Callable[..., Runtime], shared_data: Path, tmp_path: Path, backend_name: str
+) -> Path:
+    if backend_name == "server":
+        pytest.skip("the stdio server test reads an embedded store")
+    runtime = make_runtime(profiles=["pdf"], data_dir=tmp_path / "store")
+    ingest_paths(runtime, [shared_data / "pdf" / "qpdf-page-labels-num-tree.pdf"], None, None)
+    runtime.close()  # release the embedded store for the server process
+    return runtime.settings.data_dir
+
+
+async def test_filters_over_stdio(ingested_dir: Path, backend_name: str) -> None:
+    transport = _serve(ingested_dir)
+    transport.env["SCOPERAG_BACKEND"] = backend_name
+    async with Client(transport) as client:
+        names = {tool.name for tool in await client.list_tools()}
+        assert "qdrant-find" in names
+        result = await client.call_tool(
+            "qdrant-find",
+            {"query": "Potato", "document_id": "qpdf-page-labels-num-tree", "page_label": "q.7"},
+        )
+        hits = result.structured_content["hits"]
+        assert [(h["physical_page_index"], h["page_label"]) for h in hits] == [(16, "q.7")]
+        bad = await client.call_tool(
+            "qdrant-find", {"query": "x", "physical_page_index": "abc"}, raise_on_error=False
+        )
+        assert bad.is_error and "physical_page_index" in bad.content[0].text
+
+
+async def test_tools_list_loads_neither_model_nor_store(tmp_path: Path) -> None:
+    runtime = Runtime()
+    async with Client(build_server(runtime)) as client:
+        assert await client.list_tools()
+    assert "embedder" not in runtime.__dict__ and "backend" not in runtime.__dict__
+    assert not (tmp_path / "data").exists()  # nothing was opened under the data dir
+
+
+async def test_a_locked_store_is_explained(
+    make_runtime: Callable[..., Runtime], backend_name: str
+) -> None:
+    if backend_name == "server":
+        pytest.skip("a server has no lock")
+    holder = make_runtime(profiles=["pdf"])
+    assert holder.backend  # opens the embedded store in this process
+    other = Runtime(holder.settings)
+    async with Client(build_server(other)) as client:
+        result = await client.call_tool("qdrant-find", {"query": "x"}, raise_on_error=False)
+    assert result.is_error
+    message = result.content[0].text
+    assert "already open in another process" in message and "SCOPERAG_QDRANT_URL" in message
