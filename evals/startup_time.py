@@ -1,4 +1,4 @@
-"""Time from launching `scoperag serve` (stdio) to the answer of `tools/list`, and to a first search.
+"""Time from launching `scoperag serve` (stdio) to `tools/list`, and to a first search.
 
 python evals/startup_time.py [RUNS]
 """
