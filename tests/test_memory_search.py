@@ -1,0 +1,329 @@
+"""memory `search` over a real MCP client in memory: every facet, modes, order, pages, errors.
+
+The store holds the 30 devbench memories plus four probes around midnight of 2026-03-01; the
+expected result of each search is worked out from that input, never written down by hand.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import toon_format
+from fastmcp import Client, FastMCP
+from fastmcp.exceptions import ToolError
+
+from core.contracts.memory import MemoryPayload
+from pipelines.memories import import_memories, make_memory, store_memories
+from server.app import build_server
+from server.runtime import Runtime
+
+PROBES = {  # created_at -> content: the first and last second of 2026-03-01 and its neighbours
+    "2026-02-28T23:59:59Z": "Probe: the last second before March 2026 began.",
+    "2026-03-01T00:00:00Z": "Probe: the very first second of the first of March 2026.",
+    "2026-03-01T23:59:59Z": "Probe: the very last second of the first of March 2026.",
+    "2026-03-02T00:00:00Z": "Probe: the first second of the second of March 2026.",
+}
+
+
+@pytest.fixture(scope="session")
+def memories(shared_data: Path) -> list[MemoryPayload]:
+    """What the store holds, as the pipeline reads it (the oracle of every test)."""
+    raw = json.loads((shared_data / "memories" / "devbench_dataset.json").read_text())
+    devbench = [
+        make_memory(m["content"], m["tags"], m["memory_type"], m["created_at_iso"])
+        for m in raw["memories"]
+    ]
+    probes = [
+        make_memory(content, ["probe", "midnight"], "probe", created_at)
+        for created_at, content in PROBES.items()
+    ]
+    return devbench + probes
+
+
+@pytest.fixture(scope="session")
+def memory_server(
+    make_runtime: Callable[..., Runtime], shared_data: Path, memories: list[MemoryPayload]
+) -> FastMCP:
+    """The devbench file imported and the probes stored, once per engine."""
+    runtime = make_runtime(profiles=["memory"])
+    report = import_memories(
+        shared_data / "memories" / "devbench_dataset.json", runtime.backend, runtime.embedder
+    )
+    assert len(report.stored) == 30 and not report.skipped
+    store_memories(runtime.backend, runtime.embedder, memories[30:])
+    return build_server(runtime)
+
+
+async def search(server: FastMCP, **arguments: Any) -> dict[str, Any]:
+    async with Client(server) as client:
+        result = await client.call_tool("search", arguments)
+    assert toon_format.decode(result.content[0].text) == result.structured_content
+    return result.structured_content
+
+
+async def every_page(server: FastMCP, page_size: int, **arguments: Any) -> list[dict[str, Any]]:
+    """The rows of all pages in order, checking each page's figures on the way."""
+    rows: list[dict[str, Any]] = []
+    page = 1
+    while True:
+        result = await search(server, page=page, page_size=page_size, **arguments)
+        assert result["page"] == page
+        assert result["total_pages"] == -(-result["total"] // page_size)
+        assert result["has_more"] == (page < result["total_pages"])
+        assert len(result.get("memories", [])) == min(page_size, result["total"] - len(rows))
+        rows += result.get("memories", [])
+        if not result["has_more"]:
+            assert len(rows) == result["total"]
+            return rows
+        page += 1
+
+
+def hashes(rows: list[dict[str, Any]]) -> set[str]:
+    return {row["content_hash"] for row in rows}
+
+
+def expected(memories: list[MemoryPayload], keep: Callable[[MemoryPayload], bool]) -> set[str]:
+    return {memory.content_hash for memory in memories if keep(memory)}
+
+
+def day_of(memory: MemoryPayload) -> date:
+    return datetime.fromisoformat(memory.created_at).astimezone(UTC).date()
+
+
+FACETED = {"mode": "faceted", "page_size": 100}
+
+
+async def test_tags_any_matches_memories_with_at_least_one(memory_server, memories) -> None:
+    wanted = {"storage", "oauth"}
+    result = await search(memory_server, tags=sorted(wanted), **FACETED)
+    assert hashes(result["memories"]) == expected(memories, lambda m: bool(wanted & set(m.tags)))
+    assert result["total"] == len(result["memories"]) > 2
+
+
+async def test_tags_all_matches_memories_with_every_one(memory_server, memories) -> None:
+    wanted = {"storage", "architecture"}
+    result = await search(memory_server, tags=sorted(wanted), match_all=True, **FACETED)
+    assert hashes(result["memories"]) == expected(memories, lambda m: wanted <= set(m.tags))
+    assert 0 < result["total"] < len(expected(memories, lambda m: bool(wanted & set(m.tags))))
+
+
+async def test_tags_as_one_comma_separated_string(memory_server) -> None:
+    as_list = await search(memory_server, tags=["sqlite", "wal"], match_all=True, **FACETED)
+    as_text = await search(memory_server, tags="sqlite, wal", match_all=True, **FACETED)
+    assert as_list == as_text and as_list["total"] == 2
+
+
+async def test_memory_type_alone(memory_server, memories) -> None:
+    result = await search(memory_server, memory_type="learning", **FACETED)
+    assert hashes(result["memories"]) == expected(memories, lambda m: m.memory_type == "learning")
+    assert result["total"] == 6
+
+
+async def test_date_range_alone(memory_server, memories) -> None:
+    first, last = date(2025, 7, 1), date(2025, 9, 30)
+    result = await search(
+        memory_server, start_date=first.isoformat(), end_date=last.isoformat(), **FACETED
+    )
+    assert hashes(result["memories"]) == expected(memories, lambda m: first <= day_of(m) <= last)
+    assert result["total"] > 5
+
+
+@pytest.mark.parametrize(
+    ("arguments", "created"),
+    [
+        (
+            {"start_date": "2026-03-01", "end_date": "2026-03-01"},
+            {"03-01T00:00:00", "03-01T23:59:59"},
+        ),
+        ({"start_date": "2026-03-01"}, {"03-01T00:00:00", "03-01T23:59:59", "03-02T00:00:00"}),
+        ({"end_date": "2026-02-28"}, {"02-28T23:59:59"}),
+        ({"start_date": "2026-02-28", "end_date": "2026-02-28"}, {"02-28T23:59:59"}),
+    ],
+)
+async def test_date_edges_first_and_last_second_of_a_day(memory_server, arguments, created) -> None:
+    result = await search(memory_server, tags="probe", **arguments, **FACETED)
+    assert {row["created_at"][5:19] for row in result["memories"]} == created
+
+
+async def test_start_date_after_end_date_is_an_empty_result(memory_server) -> None:
+    result = await search(memory_server, start_date="2026-03-02", end_date="2026-03-01", **FACETED)
+    assert (result["total"], result.get("memories")) == (0, [])
+    assert "start_date is after end_date" in result["note"]
+
+
+async def test_every_facet_combined_with_and(memory_server, memories) -> None:
+    tags, first, last = {"sqlite", "storage", "wal"}, date(2025, 7, 1), date(2025, 9, 30)
+    result = await search(
+        memory_server,
+        tags=sorted(tags),
+        memory_type="configuration",
+        start_date=first.isoformat(),
+        end_date=last.isoformat(),
+        **FACETED,
+    )
+    want = expected(
+        memories,
+        lambda m: (
+            bool(tags & set(m.tags))
+            and m.memory_type == "configuration"
+            and first <= day_of(m) <= last
+        ),
+    )
+    assert hashes(result["memories"]) == want and len(want) == 2
+
+
+async def test_without_a_query_the_newest_come_first(memory_server, memories) -> None:
+    rows = await every_page(memory_server, page_size=100, mode="faceted", tags="devbench")
+    stamps = [row["created_at"] for row in rows]
+    newest_first = sorted(
+        (m for m in memories if "devbench" in m.tags), key=lambda m: -m.created_at_ts
+    )
+    assert stamps == [m.created_at for m in newest_first]
+    assert all("score" not in row for row in rows)
+
+
+async def test_with_a_query_faceted_results_are_ranked_and_filtered(
+    memory_server, memories
+) -> None:
+    result = await search(
+        memory_server,
+        query="database locked errors",
+        memory_type="bug-fix",
+        min_similarity=0.2,
+        **FACETED,
+    )
+    scores = [row["score"] for row in result["memories"]]
+    assert result["order"] == "similarity" and scores == sorted(scores, reverse=True)
+    assert min(scores) >= 0.2
+    assert hashes(result["memories"]) <= expected(memories, lambda m: m.memory_type == "bug-fix")
+    assert "bench:bugfix-5" in result["memories"][0]["tags"]
+
+
+async def test_min_similarity_cuts_the_ranked_list(memory_server) -> None:
+    loose = await search(
+        memory_server, query="database locked errors", min_similarity=0.0, page_size=100
+    )
+    strict = await search(
+        memory_server, query="database locked errors", min_similarity=0.4, page_size=100
+    )
+    assert 0 < strict["total"] < loose["total"]
+    assert strict["memories"] == [row for row in loose["memories"] if row["score"] >= 0.4]
+
+
+async def test_hybrid_applies_tags_and_type_and_names_what_it_ignores(
+    memory_server, memories
+) -> None:
+    result = await search(
+        memory_server,
+        query="storage backend",
+        tags="storage",
+        memory_type="decision",
+        start_date="2026-01-01",
+        min_similarity=0.0,
+        page_size=100,
+    )
+    want = expected(memories, lambda m: "storage" in m.tags and m.memory_type == "decision")
+    assert result["mode"] == "hybrid" and hashes(result["memories"]) == want
+    assert "start_date" in result["note"]
+
+
+async def test_tag_mode_applies_tags_and_dates_newest_first(memory_server, memories) -> None:
+    result = await search(
+        memory_server,
+        mode="tag",
+        tags="storage",
+        end_date="2025-07-31",
+        query="ignored",
+        page_size=100,
+    )
+    want = expected(memories, lambda m: "storage" in m.tags and day_of(m) <= date(2025, 7, 31))
+    assert hashes(result["memories"]) == want and result["order"] == "newest"
+    stamps = [row["created_at"] for row in result["memories"]]
+    assert stamps == sorted(stamps, reverse=True)
+    assert "query" in result["note"]
+
+
+async def test_faceted_without_a_facet_falls_back_to_hybrid(memory_server) -> None:
+    faceted = await search(memory_server, mode="faceted", query="Codex timeout", min_similarity=0.3)
+    hybrid = await search(memory_server, mode="hybrid", query="Codex timeout", min_similarity=0.3)
+    assert faceted["mode"] == "hybrid" and "no facet" in faceted["note"]
+    assert faceted["memories"] == hybrid["memories"] and faceted["total"] > 0
+
+
+async def test_pages_of_the_newest_cover_everything_once(memory_server, memories) -> None:
+    rows = await every_page(memory_server, page_size=7)
+    assert len(rows) == len(hashes(rows)) == len(memories)
+    assert hashes(rows) == {m.content_hash for m in memories}
+
+
+async def test_pages_of_a_ranked_search_match_one_long_page(memory_server) -> None:
+    query = {"query": "storage configuration", "min_similarity": 0.1}
+    rows = await every_page(memory_server, page_size=4, **query)
+    whole = await search(memory_server, page_size=100, **query)
+    assert rows == whole["memories"] and len(rows) == len(hashes(rows)) > 8
+
+
+async def test_a_page_past_the_end_is_empty(memory_server, memories) -> None:
+    result = await search(memory_server, page=9, page_size=10)
+    pages = -(-len(memories) // 10)
+    assert (result["total"], result["total_pages"], result["has_more"]) == (
+        len(memories),
+        pages,
+        False,
+    )
+    assert result.get("memories") == []
+
+
+async def test_an_empty_tag_list_matches_nothing_and_says_why(memory_server) -> None:
+    result = await search(memory_server, tags=[], mode="faceted")
+    assert result["total"] == 0 and "'tags' is an empty list" in result["note"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "words"),
+    [
+        ({"start_date": "2026/03/01"}, ["'start_date'", "'2026/03/01'", "YYYY-MM-DD"]),
+        ({"end_date": "March 1"}, ["'end_date'", "'March 1'", "YYYY-MM-DD"]),
+        ({"mode": "semantic"}, ["'mode'", "'semantic'", "'hybrid'", "'tag'", "'faceted'"]),
+        ({"page": 0}, ["'page'", "0", "greater than or equal to 1"]),
+        ({"page_size": 0}, ["'page_size'", "0", "greater than or equal to 1"]),
+        ({"page_size": 101}, ["'page_size'", "101", "less than or equal to 100"]),
+        ({"mode": "tag"}, ["'tags'", "mode='tag'"]),
+        ({"min_similarity": 1.5}, ["'min_similarity'", "1.5"]),
+    ],
+)
+async def test_bad_parameters_are_clear_errors(memory_server, arguments, words) -> None:
+    with pytest.raises(ToolError) as error:
+        await search(memory_server, **arguments)
+    assert all(word in str(error.value) for word in words), str(error.value)
+
+
+async def test_schema_types_and_read_only_hint(memory_server) -> None:
+    async with Client(memory_server) as client:
+        tools = {tool.name: tool for tool in await client.list_tools()}
+    assert {"store_memory", "delete_memory", "search"} <= set(tools)
+    props = tools["search"].input_schema["properties"]
+    assert list(props) == [
+        "query",
+        "mode",
+        "tags",
+        "match_all",
+        "start_date",
+        "end_date",
+        "memory_type",
+        "page",
+        "page_size",
+        "min_similarity",
+    ]
+    assert props["mode"]["enum"] == ["hybrid", "tag", "faceted"]
+    assert (props["page_size"]["minimum"], props["page_size"]["maximum"]) == (1, 100)
+    assert props["min_similarity"]["default"] == 0.6
+    assert tools["search"].annotations.readOnlyHint is True
+    assert (
+        not tools["store_memory"].annotations or not tools["store_memory"].annotations.readOnlyHint
+    )
