@@ -1,0 +1,273 @@
+"""dnd pipeline: Open5e (API v1) fixture folders -> one node per item -> the `dnd` collection.
+
+A folder holds `Document.json` (its slug and title) and one fixture file per kind, each a JSON
+list of `{"model": "api.<kind>", "pk": ..., "fields": {...}}`. Every item is one node whose text
+is the whole entry; a file is the unit of replacement (re-ingesting it replaces its items).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from llama_index.core.ingestion import IngestionPipeline
+from llama_index.core.schema import (
+    BaseNode,
+    NodeRelationship,
+    RelatedNodeInfo,
+    TextNode,
+    TransformComponent,
+)
+from pydantic import ConfigDict, Field, ValidationError
+
+from core.backend import VectorBackend
+from core.contracts.dnd import COLLECTION, DND_INDEXES, DndItemPayload, name_order
+from core.contracts.dnd import parse_challenge_rating as challenge_rating
+from core.embeddings import Embedder
+from pipelines.dnd_entries import KIND_SPECS, entry_text
+from pipelines.store import EmbedNodes, drop_stale, stable_id, write_nodes
+
+FileProgress = Callable[[int, int, str], None]
+DOCUMENT_FILE = "Document.json"
+EMBED_CHARS = 300  # the embedded start of an entry (~70 tokens): name, kind, key facts, summary
+
+
+class DndRejectedError(Exception):
+    """A folder, file or item that cannot be ingested, with the reason in words."""
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    """What `Document.json` says about the folder's document."""
+
+    pk: object
+    slug: str
+    title: str
+
+
+@dataclass
+class FileReport:
+    """Outcome of one fixture file."""
+
+    path: str
+    document: str | None = None
+    items: int = 0
+    error: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.items > 0
+
+
+def _lower(value: Any) -> str | None:
+    return str(value or "").strip().lower() or None
+
+
+def _typed_fields(kind: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """The payload fields a tool filters on, for spells and creatures."""
+    if kind == "spell":
+        level = fields.get("spell_level")
+        if isinstance(level, bool) or not isinstance(level, int):
+            raise DndRejectedError(f"spell_level {level!r} is not a whole number")
+        classes = str(fields.get("dnd_class") or "").split(",")
+        return {
+            "level": level,
+            "school": _lower(fields.get("school")),
+            "classes": [c.strip().lower() for c in classes if c.strip()] or None,
+        }
+    if kind == "creature":
+        rating = fields.get("challenge_rating")
+        if rating in (None, ""):
+            rating = fields.get("cr")
+        try:
+            rating = challenge_rating(rating)
+        except ValueError as exc:
+            raise DndRejectedError(str(exc)) from None
+        return {
+            "type": _lower(fields.get("type")),
+            "challenge_rating": rating,
+            "size": _lower(fields.get("size")),
+        }
+    return {}
+
+
+def item_node(record: dict[str, Any], document: DocumentInfo, source: str) -> TextNode:
+    """One Open5e record as a node; raises `DndRejectedError` for a malformed record."""
+    model = str(record.get("model", "")).removeprefix("api.")
+    spec = KIND_SPECS[model]
+    fields = record.get("fields")
+    if not isinstance(fields, dict):
+        raise DndRejectedError("it has no 'fields' object")
+    name = str(fields.get("name") or "").strip()
+    if not name:
+        raise DndRejectedError("it has no name")
+    if fields.get("document") != document.pk:
+        raise DndRejectedError(
+            f"its document is {fields.get('document')!r}, but {DOCUMENT_FILE} of this folder "
+            f"is {document.pk!r} ({document.slug})"
+        )
+    try:
+        payload = DndItemPayload(
+            document=document.slug,
+            document_title=document.title,
+            kind=spec.kind,
+            name=name,
+            slug=str(record["pk"]),
+            name_order=name_order(name),
+            **dict([spec.subtype] if spec.subtype else []),
+            **_typed_fields(spec.kind, fields),
+        )
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        raise DndRejectedError(f"{where} {error['input']!r}: {error['msg']}") from None
+    metadata = payload.model_dump(exclude_none=True)
+    return TextNode(
+        id_=stable_id("dnd", document.slug, model, record["pk"]),
+        text=entry_text(spec, name, fields),
+        metadata=metadata,
+        excluded_embed_metadata_keys=list(metadata),
+        excluded_llm_metadata_keys=list(metadata),
+        relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=source)},
+    )
+
+
+def read_document(folder: Path) -> DocumentInfo:
+    """The folder's document (slug, title) from its Document.json."""
+    try:
+        records = json.loads((folder / DOCUMENT_FILE).read_text(encoding="utf-8"))
+        record = next(r for r in records if r.get("model") == "api.document")
+        return DocumentInfo(record["pk"], str(record["fields"]["slug"]), record["fields"]["title"])
+    except FileNotFoundError:
+        raise DndRejectedError(f"{folder} has no {DOCUMENT_FILE}") from None
+    except (json.JSONDecodeError, StopIteration, KeyError, TypeError, AttributeError) as exc:
+        raise DndRejectedError(
+            f"{folder / DOCUMENT_FILE} is not an Open5e document record ({exc!r})"
+        ) from None
+
+
+def fixture_files(path: Path) -> dict[Path, list[Path]]:
+    """Folder -> its fixture files, for a document folder, a folder of them, or one file."""
+    if path.is_file():
+        return {path.parent: [path]}
+    if (path / DOCUMENT_FILE).is_file():
+        return {path: sorted(p for p in path.glob("*.json") if p.name != DOCUMENT_FILE)}
+    folders = sorted(p.parent for p in path.glob(f"*/{DOCUMENT_FILE}"))
+    if not folders:
+        raise DndRejectedError(
+            f"{path} is not an Open5e document folder: neither it nor a folder inside it has "
+            f"a {DOCUMENT_FILE}"
+        )
+    return {folder: fixture_files(folder)[folder] for folder in folders}
+
+
+class EmbedEntryStart(TransformComponent):
+    """Pipeline step: embeds the first `EMBED_CHARS` characters of each entry.
+
+    An entry leads with its name, kind, key facts and description; the model would cut long
+    entries at 256 tokens anyway, and the short start makes ingestion several times cheaper.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    embedder: Embedder = Field(exclude=True)
+
+    def __call__(self, nodes: Sequence[BaseNode], **kwargs: object) -> Sequence[BaseNode]:
+        starts = [TextNode(text=node.get_content()[:EMBED_CHARS]) for node in nodes]
+        EmbedNodes(embedder=self.embedder)(starts)
+        for node, start in zip(nodes, starts, strict=True):
+            node.embedding = start.embedding
+        return nodes
+
+
+@dataclass
+class FileItems:
+    """The nodes read from one file, and the ids of items kept as stored (rejected now)."""
+
+    nodes: list[BaseNode] = field(default_factory=list)
+    kept_ids: list[str] = field(default_factory=list)
+
+
+def read_items(path: Path, document: DocumentInfo, report: FileReport) -> FileItems:
+    """Nodes of one file; other kinds and malformed records are noted in `report` and skipped."""
+    try:
+        records = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DndRejectedError(f"it is not readable JSON ({exc})") from None
+    if not isinstance(records, list):
+        raise DndRejectedError("it is not a JSON list of Open5e records")
+    source = f"{document.slug}/{path.name}"
+    found = FileItems()
+    other: dict[str, int] = {}
+    for position, record in enumerate(records):
+        model = str(record.get("model") or "no model") if isinstance(record, dict) else "no model"
+        if model.removeprefix("api.") not in KIND_SPECS:
+            other[model] = other.get(model, 0) + 1
+            continue
+        try:
+            found.nodes.append(item_node(record, document, source))
+        except DndRejectedError as exc:
+            pk = record.get("pk")
+            report.notes.append(f"record {position} ({pk!r}) skipped: {exc}")
+            if pk is not None:
+                found.kept_ids.append(
+                    stable_id("dnd", document.slug, model.removeprefix("api."), pk)
+                )
+    for model, count in other.items():
+        report.notes.append(f"{count} {model} record(s) skipped: not a kind this profile ingests")
+    return found
+
+
+def _ingest_file(
+    path: Path, document: DocumentInfo, backend: VectorBackend, embedder: Embedder
+) -> FileReport:
+    report = FileReport(path=str(path), document=document.slug)
+    try:
+        found = read_items(path, document, report)
+    except DndRejectedError as exc:
+        report.error = f"{path.name}: skipped, {exc}."
+        return report
+    if not found.nodes and not found.kept_ids and report.notes:
+        return report  # a file of other kinds: nothing of ours in it, nothing to replace
+    embed = IngestionPipeline(
+        transformations=[EmbedEntryStart(embedder=embedder)], disable_cache=True
+    )
+    nodes = embed.run(nodes=found.nodes)
+    ids = write_nodes(backend, embedder, COLLECTION, DND_INDEXES, nodes)
+    drop_stale(backend, COLLECTION, f"{document.slug}/{path.name}", ids + found.kept_ids)
+    report.items = len(ids)
+    return report
+
+
+def ingest_folders(
+    paths: Sequence[Path],
+    backend: VectorBackend,
+    embedder: Embedder,
+    progress: FileProgress | None = None,
+) -> list[FileReport]:
+    """Ingest Open5e folders file by file; a bad folder, file or record is reported and skipped."""
+    reports: list[FileReport] = []
+    work: list[tuple[Path, DocumentInfo]] = []
+    for path in paths:
+        try:
+            folders = fixture_files(path)
+        except DndRejectedError as exc:
+            reports.append(FileReport(path=str(path), error=f"{path}: skipped, {exc}."))
+            continue
+        for folder, files in folders.items():
+            try:
+                document = read_document(folder)
+            except DndRejectedError as exc:
+                reports.append(FileReport(path=str(folder), error=f"{folder}: skipped, {exc}."))
+                continue
+            work += [(file, document) for file in files]
+    for done, (path, document) in enumerate(work):
+        if progress:
+            progress(done, len(work), f"{document.slug}/{path.name}")
+        reports.append(_ingest_file(path, document, backend, embedder))
+    if progress:
+        progress(len(work), len(work), "done")
+    return reports
