@@ -1,0 +1,174 @@
+"""docs pipeline: a JSONL file (one document a line) -> chunks with the docs payload in Qdrant."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+from llama_index.core import Document
+from llama_index.core.ingestion import IngestionPipeline
+from llama_index.core.node_parser import SentenceSplitter
+from llama_index.core.schema import BaseNode, TransformComponent
+from pydantic import BaseModel, Field, ValidationError
+from qdrant_client import models
+
+from core.backend import VectorBackend
+from core.contracts.docs import COLLECTION, DOCS_FILTERS, DocSource, NonEmpty
+from core.embeddings import Embedder
+from pipelines.store import SOURCE_KEY, EmbedNodes, stable_id, write_nodes
+
+Progress = Callable[[int, int, str], None]
+BATCH_SIZE = 256  # documents embedded and written together
+_EMBEDDED_KEYS = {"title"}  # the only metadata that goes into the vector with the text
+
+
+class DocLine(DocSource):
+    """One JSONL line: a document with its `doc_extension_payload/v1` fields and its text."""
+
+    text: NonEmpty = Field(description="The document's text, chunked for search.")
+
+
+class LineError(BaseModel):
+    """A line that was skipped, and why."""
+
+    line: int
+    error: str
+
+
+class DocsIngestReport(BaseModel):
+    """Outcome of one JSONL file."""
+
+    path: str
+    lines: int = 0
+    documents: int = 0
+    chunks: int = 0
+    skipped: list[LineError] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+def _describe(error: ValidationError) -> str:
+    problems = []
+    for item in error.errors():
+        field = ".".join(str(part) for part in item["loc"])
+        if item["type"] == "missing":
+            problems.append(f"'{field}' is missing")
+        else:
+            problems.append(f"'{field}' is {item['input']!r}: {item['msg']}")
+    return "; ".join(problems)
+
+
+def read_lines(path: Path, report: DocsIngestReport) -> Iterator[tuple[int, DocLine]]:
+    """Valid documents with their line numbers; bad lines go into `report.skipped`."""
+    with path.open(encoding="utf-8-sig") as lines:
+        for number, raw in enumerate(lines, start=1):
+            report.lines = number
+            if not raw.strip():
+                continue
+            try:
+                data = json.loads(raw)
+                if not isinstance(data, dict):
+                    raise ValueError(f"expected a JSON object, got {type(data).__name__}")
+                yield number, DocLine.model_validate(data)
+            except ValidationError as exc:
+                report.skipped.append(LineError(line=number, error=_describe(exc)))
+            except ValueError as exc:  # json.JSONDecodeError is a ValueError
+                report.skipped.append(LineError(line=number, error=f"not a JSON object ({exc})"))
+
+
+class NumberChunks(TransformComponent):
+    """Pipeline step: each chunk's 0-based position in its document, as `chunk_index`."""
+
+    def __call__(self, nodes: Sequence[BaseNode], **kwargs: object) -> Sequence[BaseNode]:
+        seen: dict[str, int] = {}
+        for node in nodes:
+            source = node.ref_doc_id or ""
+            node.metadata["chunk_index"] = seen.get(source, 0)
+            seen[source] = node.metadata["chunk_index"] + 1
+        return nodes
+
+
+def _chunk_id(index: int, document: BaseNode) -> str:
+    return stable_id("docs", document.node_id, index)
+
+
+def doc_document(line: DocLine) -> Document:
+    """A LlamaIndex Document whose id is the doc_id (so chunks' `doc_id` payload is ours)."""
+    metadata = line.model_dump(exclude={"text"})
+    return Document(
+        id_=line.doc_id,
+        text=line.text,
+        metadata=metadata,
+        excluded_embed_metadata_keys=[key for key in metadata if key not in _EMBEDDED_KEYS],
+        excluded_llm_metadata_keys=list(metadata),
+    )
+
+
+def doc_chunks(lines: Sequence[DocLine], embedder: Embedder) -> Sequence[BaseNode]:
+    """Split, number and embed the documents' chunks."""
+    pipeline = IngestionPipeline(
+        transformations=[
+            SentenceSplitter(chunk_size=256, chunk_overlap=32, id_func=_chunk_id),
+            NumberChunks(),
+            EmbedNodes(embedder=embedder),
+        ]
+    )
+    return pipeline.run(documents=[doc_document(line) for line in lines])
+
+
+def replace_documents(backend: VectorBackend, embedder: Embedder, lines: Sequence[DocLine]) -> int:
+    """Write the documents' chunks, then drop their older chunks that were not written again."""
+    ids = write_nodes(backend, embedder, COLLECTION, DOCS_FILTERS, doc_chunks(lines, embedder))
+    backend.delete(
+        COLLECTION,
+        models.Filter(
+            must=[
+                models.FieldCondition(
+                    key=SOURCE_KEY, match=models.MatchAny(any=[line.doc_id for line in lines])
+                )
+            ],
+            must_not=[models.HasIdCondition(has_id=ids)],
+        ),
+    )
+    return len(ids)
+
+
+def _count_lines(path: Path) -> int:
+    with path.open("rb") as data:
+        return sum(1 for _ in data)
+
+
+def ingest_docs_jsonl(
+    path: Path,
+    backend: VectorBackend,
+    embedder: Embedder,
+    progress: Progress | None = None,
+) -> DocsIngestReport:
+    """Ingest every valid line (re-ingesting a doc_id replaces it); bad lines are reported."""
+    total = _count_lines(path)
+    report = DocsIngestReport(path=str(path))
+    first_line: dict[str, int] = {}
+    batch: dict[str, DocLine] = {}
+
+    def flush() -> None:
+        report.chunks += replace_documents(backend, embedder, list(batch.values()))
+        batch.clear()
+        if progress:
+            progress(report.lines, total, f"{len(first_line)} documents")
+
+    for number, line in read_lines(path, report):
+        if line.doc_id in first_line:
+            report.notes.append(
+                f"line {number}: doc_id {line.doc_id!r} repeats line {first_line[line.doc_id]}; "
+                "the later line replaces it"
+            )
+        first_line.setdefault(line.doc_id, number)
+        batch[line.doc_id] = line
+        if len(batch) >= BATCH_SIZE:
+            flush()
+    if batch:
+        flush()
+    report.documents = len(first_line)
+    if progress:
+        progress(total, total, f"{report.documents} documents")
+    return report

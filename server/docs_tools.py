@@ -1,0 +1,193 @@
+"""docs profile: MCP `elf_docs_search_l0`, HTTP `POST /v2/docs/search/l0` and `GET /readyz`.
+
+Both interfaces validate with `core.docs_filters.DocsSearchRequest` and run `DocsTools.search`,
+so they accept, refuse and answer alike.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+import anyio
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse
+from fastmcp import FastMCP
+from pydantic import BaseModel, Field, ValidationError
+
+from core.contracts.docs import COLLECTION, DOCS_FILTERS, DocChunkPayload
+from core.docs_filters import FILTER_CONTRACT, DocsSearchFilters, DocsSearchRequest
+from core.errors import InvalidParameterError, ScoperagError
+from core.index_status import IndexesMissingError, IndexReport, index_report, refuse_unindexed
+from retrievers.filtered import FilteredRetriever
+from server.runtime import Runtime
+from server.tooling import ModelTool, describe_validation_error
+
+SEARCH_PATH = "/v2/docs/search/l0"
+EMPTY_HINT = (
+    "No docs are ingested yet. Run `scoperag ingest docs FILE.jsonl` (with the server stopped "
+    "when it uses the embedded store)."
+)
+DESCRIPTION = (
+    "Semantic search over the shared docs (docs_search_filters/v1). Filters combine with AND: "
+    "scope (agent_private | project_shared | org_shared), status (default 'active'), doc_type, "
+    "agent_id, and updated_after / updated_before (RFC3339 with a time zone, both exclusive). "
+    "Each hit gives its doc_id, chunk_index and all five contract fields."
+)
+
+
+class DocsHit(DocChunkPayload):
+    """One chunk found: its text, its score and its whole docs payload."""
+
+    text: str
+    score: float
+
+
+class DocsSearchResult(BaseModel):
+    contract: Literal["docs_search_filters/v1"] = FILTER_CONTRACT
+    filters: DocsSearchFilters = Field(description="The filters applied, status defaulted.")
+    hits: list[DocsHit]
+    message: str | None = None
+
+
+class InvalidRequestBody(BaseModel):
+    """HTTP 400: which field was refused, the value given and the rule it breaks."""
+
+    error: Literal["invalid_parameter"] = "invalid_parameter"
+    contract: Literal["docs_search_filters/v1"] = FILTER_CONTRACT
+    field: str
+    value: Any
+    rule: str
+    message: str
+
+
+class UnavailableBody(BaseModel):
+    """HTTP 503: the store cannot serve filtered searches right now, and why."""
+
+    error: Literal["indexes_missing", "store_unavailable"]
+    message: str
+    missing: list[str] = Field(default_factory=list)
+
+
+class DocsTools:
+    """The docs profile's search over one runtime."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    def search(self, request: DocsSearchRequest) -> DocsSearchResult:
+        """Validated filters -> native Qdrant filter -> top_k chunks."""
+        filters = request.filters()
+        backend = self.runtime.backend
+        if not backend.collection_exists(COLLECTION):
+            return DocsSearchResult(filters=filters, hits=[], message=EMPTY_HINT)
+        refuse_unindexed(backend, COLLECTION, DOCS_FILTERS)
+        retriever = FilteredRetriever(
+            backend, self.runtime.embedder, COLLECTION, filters.qdrant_filter(), request.top_k
+        )
+        hits = [
+            DocsHit(
+                text=found.node.get_content(),
+                score=found.score or 0.0,
+                **{key: found.node.metadata.get(key) for key in DocChunkPayload.model_fields},
+            )
+            for found in retriever.retrieve(request.query)
+        ]
+        message = None if hits else "No document matches these filters."
+        return DocsSearchResult(filters=filters, hits=hits, message=message)
+
+
+def build(runtime: Runtime) -> FastMCP:
+    """The docs sub-server."""
+    mcp = FastMCP("scoperag-docs")
+    mcp.add_tool(
+        ModelTool.build(
+            "elf_docs_search_l0",
+            DESCRIPTION,
+            DocsSearchRequest,
+            DocsTools(runtime).search,
+            DocsSearchResult,
+        )
+    )
+    return mcp
+
+
+def _refused(error: InvalidParameterError) -> JSONResponse:
+    body = InvalidRequestBody(
+        field=error.parameter, value=error.value, rule=error.accepted, message=str(error)
+    )
+    return JSONResponse(body.model_dump(mode="json"), status_code=400)
+
+
+def _invalid(error: ValidationError) -> JSONResponse:
+    first = error.errors()[0]
+    body = InvalidRequestBody(
+        field=".".join(str(part) for part in first["loc"]),
+        value=None if first["type"] == "missing" else first["input"],
+        rule=first["msg"],
+        message=describe_validation_error(error),
+    )
+    return JSONResponse(body.model_dump(mode="json"), status_code=400)
+
+
+def _unavailable(error: ScoperagError) -> JSONResponse:
+    if isinstance(error, IndexesMissingError):
+        body = UnavailableBody(error="indexes_missing", message=str(error), missing=error.missing)
+    else:
+        body = UnavailableBody(error="store_unavailable", message=str(error))
+    return JSONResponse(body.model_dump(mode="json"), status_code=503)
+
+
+async def _json_object(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        text = raw.decode("utf-8", errors="replace")
+        raise InvalidParameterError("body", text, 'a JSON object such as {"query": "..."}')
+    return data
+
+
+def http_router(runtime: Runtime) -> APIRouter:
+    """`POST /v2/docs/search/l0` and the readiness endpoint `GET /readyz`."""
+    tools = DocsTools(runtime)
+    router = APIRouter(tags=["docs"])
+    request_schema = DocsSearchRequest.model_json_schema()
+
+    @router.post(
+        SEARCH_PATH,
+        response_model=DocsSearchResult,
+        responses={400: {"model": InvalidRequestBody}, 503: {"model": UnavailableBody}},
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": request_schema}},
+            }
+        },
+    )
+    async def search_l0(request: Request) -> Any:
+        """Search the docs with the docs_search_filters/v1 contract (same as elf_docs_search_l0)."""
+        try:
+            search = DocsSearchRequest.model_validate(await _json_object(request))
+            return await anyio.to_thread.run_sync(tools.search, search)
+        except ValidationError as exc:
+            return _invalid(exc)
+        except InvalidParameterError as exc:
+            return _refused(exc)
+        except ScoperagError as exc:
+            return _unavailable(exc)
+
+    @router.get("/readyz", response_model=IndexReport, responses={503: {"model": IndexReport}})
+    def readiness(response: Response) -> Any:
+        """Ready when every enabled profile's collection has its required payload indexes."""
+        try:
+            report = index_report(runtime.backend, runtime.settings)
+        except ScoperagError as exc:
+            return _unavailable(exc)
+        if not report.ready:
+            response.status_code = 503
+        return report
+
+    return router
