@@ -1,0 +1,151 @@
+"""`VectorBackend` on Qdrant Edge: the Qdrant engine in-process, one Edge shard per collection.
+
+Layout under the root directory (`<data dir>/edge`):
+
+    .lock                       held (flock) while a process has the store open
+    <collection>/collection.json   dimension and collection metadata (e.g. the embedder)
+    <collection>/shard/         the Edge shard (segments, WAL, payload indexes, HNSW)
+
+One process at a time, as with qdrant-client's local mode: a second one gets `StoreLockedError`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import IO, Any
+
+import qdrant_edge as edge
+from qdrant_client import models
+
+from core.backend import DENSE_VECTOR, VectorBackend
+from core.edge_vector_store import EdgeVectorStore
+from core.errors import ScoperagError, StoreLockedError
+
+_METADATA = "collection.json"
+_SHARD = "shard"
+_SCHEMAS = {
+    models.PayloadSchemaType.KEYWORD: edge.PayloadSchemaType.Keyword,
+    models.PayloadSchemaType.INTEGER: edge.PayloadSchemaType.Integer,
+    models.PayloadSchemaType.FLOAT: edge.PayloadSchemaType.Float,
+    models.PayloadSchemaType.BOOL: edge.PayloadSchemaType.Bool,
+    models.PayloadSchemaType.DATETIME: edge.PayloadSchemaType.Datetime,
+    models.PayloadSchemaType.TEXT: edge.PayloadSchemaType.Text,
+    models.PayloadSchemaType.GEO: edge.PayloadSchemaType.Geo,
+    models.PayloadSchemaType.UUID: edge.PayloadSchemaType.Uuid,
+}
+
+
+class CollectionExistsError(ScoperagError):
+    def __init__(self, collection: str) -> None:
+        super().__init__(f"Collection '{collection}' already exists.")
+
+
+class EdgeBackend(VectorBackend):
+    """Collections as Edge shards under one directory, opened on first use."""
+
+    name = "edge"
+
+    def __init__(self, root: Path, lock: IO[str]) -> None:
+        self.root = root
+        self._lock = lock
+        self._stores: dict[str, EdgeVectorStore] = {}
+
+    @classmethod
+    def open(cls, root: Path) -> EdgeBackend:
+        """The store under `root`; `StoreLockedError` if another process has it open."""
+        root.mkdir(parents=True, exist_ok=True)
+        lock = (root / ".lock").open("a")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.close()
+            raise StoreLockedError(str(root)) from None
+        return cls(root, lock)
+
+    def _dir(self, collection: str) -> Path:
+        if not collection or "/" in collection or collection.startswith("."):
+            raise ScoperagError(
+                f"Invalid collection name {collection!r}: use letters, digits, '-' and '_'."
+            )
+        return self.root / collection
+
+    def vector_store(self, collection: str) -> EdgeVectorStore:
+        if collection not in self._stores:
+            if not self.collection_exists(collection):
+                raise ScoperagError(f"Collection '{collection}' does not exist.")
+            shard = edge.EdgeShard.load(str(self._dir(collection) / _SHARD))
+            self._stores[collection] = EdgeVectorStore(shard, collection)
+        return self._stores[collection]
+
+    def list_collections(self) -> list[str]:
+        return sorted(path.parent.name for path in self.root.glob(f"*/{_METADATA}"))
+
+    def collection_exists(self, collection: str) -> bool:
+        return (self._dir(collection) / _METADATA).is_file()
+
+    def create_collection(self, collection: str, dimension: int, metadata: dict[str, Any]) -> None:
+        if self.collection_exists(collection):
+            raise CollectionExistsError(collection)
+        folder = self._dir(collection)
+        shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted creation
+        config = edge.EdgeConfig(
+            vectors={DENSE_VECTOR: edge.EdgeVectorParams(dimension, edge.Distance.Cosine)}
+        )
+        shard = edge.EdgeShard.create(str(folder / _SHARD), config)
+        self._stores[collection] = EdgeVectorStore(shard, collection)
+        _write_json(folder / _METADATA, {"dimension": dimension, "metadata": metadata})
+
+    def collection_metadata(self, collection: str) -> dict[str, Any]:
+        return json.loads((self._dir(collection) / _METADATA).read_text())["metadata"]
+
+    def payload_indexes(self, collection: str) -> dict[str, str]:
+        schema = self.vector_store(collection).client.info().payload_schema
+        names = {kind: plain.value for plain, kind in _SCHEMAS.items()}
+        return {key: names[info.data_type] for key, info in schema.items()}
+
+    def create_index(self, collection: str, key: str, schema: models.PayloadSchemaType) -> None:
+        operation = edge.UpdateOperation.create_field_index(key, _SCHEMAS[schema])
+        self.vector_store(collection).client.update(operation)
+
+    def delete(self, collection: str, flt: models.Filter) -> None:
+        self.vector_store(collection).delete_by_filter(flt)
+
+    def scroll(
+        self,
+        collection: str,
+        flt: models.Filter | None,
+        limit: int,
+        offset: int = 0,
+        order_by: models.OrderBy | None = None,
+    ) -> list[models.Record]:
+        return self.vector_store(collection).scroll(flt, limit, offset, order_by)
+
+    def count(self, collection: str, flt: models.Filter | None) -> int:
+        return self.vector_store(collection).count(flt)
+
+    def facet(
+        self, collection: str, key: str, flt: models.Filter | None, limit: int
+    ) -> dict[Any, int]:
+        return self.vector_store(collection).facet(key, flt, limit)
+
+    def upsert_points(self, collection: str, points: list[models.PointStruct]) -> None:
+        self.vector_store(collection).upsert_points(points)
+
+    def close(self) -> None:
+        for store in self._stores.values():
+            store.client.flush()
+            store.client.close()
+        self._stores.clear()
+        fcntl.flock(self._lock, fcntl.LOCK_UN)
+        self._lock.close()
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write atomically: a crash leaves the old file or the new one, never half of one."""
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(data, indent=2))
+    os.replace(temporary, path)

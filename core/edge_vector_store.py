@@ -1,0 +1,258 @@
+"""`EdgeVectorStore`: a LlamaIndex vector store over one Qdrant Edge shard (one collection).
+
+Payloads are laid out exactly as LlamaIndex's `QdrantVectorStore` lays them out (flat metadata
+beside `_node_content`, `_node_type`, `doc_id`, `document_id`, `ref_doc_id`), so nodes round-trip,
+`VectorStoreIndex.from_vector_store` works, and a collection migrates between engines as it is.
+`query` honours `qdrant_filters=` (a `qdrant_client.models.Filter` that replaces MetadataFilters)
+and `search_params=` like `QdrantVectorStore`; without `search_params` it chooses them per query
+(`plan_search`). Query-less browsing: `scroll` (with order_by), `count`, `facet`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+from uuid import UUID
+
+import qdrant_edge as edge
+from llama_index.core.schema import BaseNode
+from llama_index.core.vector_stores.types import (
+    BasePydanticVectorStore,
+    VectorStoreQuery,
+    VectorStoreQueryMode,
+    VectorStoreQueryResult,
+)
+from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_metadata_dict
+from llama_index.vector_stores.qdrant import QdrantVectorStore
+from pydantic import PrivateAttr
+from qdrant_client import models
+
+from core.backend import DENSE_VECTOR
+from core.edge_filters import to_edge_filter, to_edge_order_by
+
+SOURCE_KEY = "doc_id"  # where LlamaIndex's Qdrant layout keeps a node's ref_doc_id
+_PAGE = 1024
+HNSW_EF = 128  # beam width of an unfiltered or broadly filtered HNSW search
+HNSW_EF_MAX = 1024
+EXACT_BELOW = 20_000  # a filter matching fewer points is searched exactly (cost grows with them)
+
+
+def _point_id(point_id: Any) -> Any:
+    return str(point_id) if isinstance(point_id, UUID) else point_id
+
+
+def _record(point: Any) -> models.Record:
+    return models.Record(
+        id=_point_id(point.id),
+        payload=point.payload,
+        vector=point.vector,
+        order_value=point.order_value,
+    )
+
+
+class EdgeVectorStore(BasePydanticVectorStore):
+    """Nodes of one collection in an open Edge shard, in LlamaIndex's Qdrant payload layout."""
+
+    stores_text: bool = True
+    flat_metadata: bool = False
+
+    collection_name: str
+    dense_vector_name: str = DENSE_VECTOR
+    batch_size: int = 256
+
+    _shard: edge.EdgeShard = PrivateAttr()
+
+    # LlamaIndex's own translation of `VectorStoreQuery` filters (MetadataFilters, doc_ids,
+    # node_ids) into a Qdrant filter, so both stores read a query's filters the same way.
+    _build_subfilter = QdrantVectorStore._build_subfilter
+    _build_query_filter = QdrantVectorStore._build_query_filter
+
+    def __init__(self, shard: edge.EdgeShard, collection_name: str, **kwargs: Any) -> None:
+        super().__init__(collection_name=collection_name, **kwargs)
+        self._shard = shard
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "EdgeVectorStore"
+
+    @property
+    def client(self) -> edge.EdgeShard:
+        return self._shard
+
+    # writing
+
+    def add(self, nodes: Sequence[BaseNode], **add_kwargs: Any) -> list[str]:
+        """Upsert nodes (with their embeddings) in LlamaIndex's Qdrant payload layout."""
+        points = [
+            edge.Point(
+                node.node_id,
+                {self.dense_vector_name: node.get_embedding()},
+                node_to_metadata_dict(node, remove_text=False, flat_metadata=self.flat_metadata),
+            )
+            for node in nodes
+        ]
+        self._upsert(points)
+        return [node.node_id for node in nodes]
+
+    def upsert_points(self, points: Iterable[models.PointStruct]) -> None:
+        """Write qdrant-client points as they are (vectors included)."""
+        self._upsert([edge.Point(point.id, point.vector, point.payload or {}) for point in points])
+
+    def _upsert(self, points: list[edge.Point]) -> None:
+        for start in range(0, len(points), self.batch_size):
+            batch = points[start : start + self.batch_size]
+            self._shard.update(edge.UpdateOperation.upsert_points(batch))
+        if points:
+            self._shard.optimize()
+
+    def delete(self, ref_doc_id: str, **delete_kwargs: Any) -> None:
+        """Delete every node of the source document `ref_doc_id`."""
+        self.delete_by_filter(
+            models.Filter(
+                must=[
+                    models.FieldCondition(key=SOURCE_KEY, match=models.MatchValue(value=ref_doc_id))
+                ]
+            )
+        )
+
+    def delete_nodes(
+        self, node_ids: list[str] | None = None, filters: Any = None, **delete_kwargs: Any
+    ) -> None:
+        """Delete nodes by id and/or MetadataFilters (both given: both must hold)."""
+        self.delete_by_filter(self._nodes_filter(node_ids, filters))
+
+    def delete_by_filter(self, flt: models.Filter) -> None:
+        self._shard.update(edge.UpdateOperation.delete_points_by_filter(to_edge_filter(flt)))
+
+    def clear(self) -> None:
+        """Delete every node (the collection stays)."""
+        self.delete_by_filter(models.Filter())
+
+    # reading
+
+    def get_nodes(
+        self, node_ids: list[str] | None = None, filters: Any = None, limit: int | None = None
+    ) -> list[BaseNode]:
+        """Nodes by id and/or MetadataFilters, with their embeddings."""
+        wanted = len(node_ids) if node_ids is not None else None
+        records = self.scroll(
+            self._nodes_filter(node_ids, filters), limit or wanted or 9999, with_vectors=True
+        )
+        return self._to_result(records).nodes or []
+
+    def query(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
+        """Top-k nodes by cosine similarity satisfying the query's filter (or `qdrant_filters`)."""
+        if query.mode != VectorStoreQueryMode.DEFAULT:
+            raise ValueError(
+                f"EdgeVectorStore supports dense queries only (mode 'default'), not "
+                f"'{query.mode.value}'."
+            )
+        if query.query_embedding is None:
+            raise ValueError("EdgeVectorStore needs a query embedding.")
+        qdrant_filters = kwargs.get("qdrant_filters")
+        flt = qdrant_filters if qdrant_filters is not None else self._build_query_filter(query)
+        edge_filter = to_edge_filter(flt)
+        params = self._search_params(edge_filter, query.similarity_top_k, kwargs)
+        points = self._shard.query(
+            edge.QueryRequest(
+                limit=query.similarity_top_k,
+                query=edge.Query.Nearest(list(query.query_embedding), using=self.dense_vector_name),
+                filter=edge_filter,
+                params=params,
+                with_payload=True,
+            )
+        )
+        return self._to_result(points)
+
+    def scroll(
+        self,
+        flt: models.Filter | None,
+        limit: int,
+        offset: int = 0,
+        order_by: models.OrderBy | None = None,
+        with_vectors: bool = False,
+    ) -> list[models.Record]:
+        """Points matching `flt`, skipping `offset`, ordered by `order_by` (else by id)."""
+        edge_filter = to_edge_filter(flt)
+        if order_by is not None:
+            records, _ = self._shard.scroll(
+                edge.ScrollRequest(
+                    limit=offset + limit,
+                    filter=edge_filter,
+                    order_by=to_edge_order_by(order_by),
+                    with_payload=True,
+                    with_vector=with_vectors,
+                )
+            )
+            return [_record(record) for record in records[offset:]]
+        found: list[Any] = []
+        cursor = None
+        while len(found) < offset + limit:
+            batch, cursor = self._shard.scroll(
+                edge.ScrollRequest(
+                    offset=cursor,
+                    limit=min(offset + limit - len(found), _PAGE),
+                    filter=edge_filter,
+                    with_payload=True,
+                    with_vector=with_vectors,
+                )
+            )
+            found += batch
+            if cursor is None:
+                break
+        return [_record(record) for record in found[offset:]]
+
+    def count(self, flt: models.Filter | None = None) -> int:
+        return self.count_edge(to_edge_filter(flt))
+
+    def count_edge(self, edge_filter: edge.Filter | None) -> int:
+        return self._shard.count(edge.CountRequest(exact=True, filter=edge_filter))
+
+    def facet(self, key: str, flt: models.Filter | None = None, limit: int = 10) -> dict[Any, int]:
+        """Value -> number of points, most frequent first (needs a keyword/integer/bool index)."""
+        response = self._shard.facet(
+            edge.FacetRequest(key, limit=limit, exact=True, filter=to_edge_filter(flt))
+        )
+        return {hit.value: hit.count for hit in response.hits}
+
+    # helpers
+
+    def _search_params(
+        self, edge_filter: edge.Filter | None, top_k: int, kwargs: dict[str, Any]
+    ) -> edge.SearchParams:
+        """The caller's `search_params`, else params chosen so top-k matches exact search.
+
+        HNSW with the default beam loses recall when a filter keeps a large share of the points
+        but not all of them; a filter that keeps few points is cheaper to search exactly.
+        """
+        given = kwargs.get("search_params")
+        if given is not None:
+            given = models.SearchParams.model_validate(given)
+            return edge.SearchParams(hnsw_ef=given.hnsw_ef, exact=bool(given.exact))
+        if edge_filter is None:
+            return edge.SearchParams(hnsw_ef=max(HNSW_EF, top_k))
+        matches = self.count_edge(edge_filter)
+        if matches <= EXACT_BELOW:
+            return edge.SearchParams(exact=True)
+        share = matches / max(self.count_edge(None), 1)
+        return edge.SearchParams(hnsw_ef=min(HNSW_EF_MAX, max(top_k, round(HNSW_EF / share))))
+
+    def _nodes_filter(self, node_ids: list[str] | None, filters: Any) -> models.Filter:
+        must: list[models.Condition] = []
+        if node_ids is not None:
+            must.append(models.HasIdCondition(has_id=node_ids))
+        if filters is not None:
+            must.append(self._build_subfilter(filters))
+        return models.Filter(must=must or None)
+
+    def _to_result(self, points: Sequence[Any]) -> VectorStoreQueryResult:
+        nodes, scores, ids = [], [], []
+        for point in points:
+            node = metadata_dict_to_node(point.payload or {})
+            vector = point.vector or {}
+            if node.embedding is None and isinstance(vector, dict):
+                node.embedding = vector.get(self.dense_vector_name)
+            nodes.append(node)
+            scores.append(getattr(point, "score", 1.0))
+            ids.append(str(point.id))
+        return VectorStoreQueryResult(nodes=nodes, similarities=scores, ids=ids)
