@@ -1,0 +1,65 @@
+"""Where each reader is in each book: one SQLite row per (book_id, reader), kept across restarts."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS reading_positions (
+    book_id TEXT NOT NULL,
+    reader TEXT NOT NULL,
+    sid INTEGER NOT NULL CHECK (sid >= 0),
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (book_id, reader)
+)
+"""
+
+
+class SavedPosition(BaseModel):
+    """The last sentence a reader has read in a book."""
+
+    book_id: str
+    reader: str
+    sid: int = Field(ge=0, description="Sentence id of the last sentence read.")
+    updated_at: datetime
+
+
+class ReadingState:
+    """Reading positions in a SQLite file (by default `state.sqlite` in the data dir)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with closing(sqlite3.connect(self.path, timeout=10)) as connection, connection:
+            connection.execute(_SCHEMA)
+            yield connection
+
+    def get(self, book_id: str, reader: str) -> SavedPosition | None:
+        with self._connect() as connection:
+            row = connection.execute(
+                "SELECT sid, updated_at FROM reading_positions WHERE book_id = ? AND reader = ?",
+                (book_id, reader),
+            ).fetchone()
+        if row is None:
+            return None
+        return SavedPosition(book_id=book_id, reader=reader, sid=row[0], updated_at=row[1])
+
+    def set(self, book_id: str, reader: str, sid: int) -> SavedPosition:
+        saved = SavedPosition(book_id=book_id, reader=reader, sid=sid, updated_at=datetime.now(UTC))
+        with self._connect() as connection:
+            connection.execute(
+                "INSERT INTO reading_positions (book_id, reader, sid, updated_at) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (book_id, reader) "
+                "DO UPDATE SET sid = excluded.sid, updated_at = excluded.updated_at",
+                (book_id, reader, sid, saved.updated_at.isoformat()),
+            )
+        return saved
