@@ -10,7 +10,8 @@ and `search_params=` like `QdrantVectorStore`; without `search_params` it choose
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
 
@@ -29,12 +30,36 @@ from qdrant_client import models
 
 from core.backend import DENSE_VECTOR
 from core.edge_filters import to_edge_filter, to_edge_order_by
+from core.errors import ScoperagError
 
 SOURCE_KEY = "doc_id"  # where LlamaIndex's Qdrant layout keeps a node's ref_doc_id
 _PAGE = 1024
+_NO_INDEX = "index for"  # Edge: "No range index for `order_by` key", "No appropriate index for"
 HNSW_EF = 128  # beam width of an unfiltered or broadly filtered HNSW search
 HNSW_EF_MAX = 1024
 EXACT_BELOW = 20_000  # a filter matching fewer points is searched exactly (cost grows with them)
+
+
+class MissingIndexError(ScoperagError):
+    """order_by or facet on a payload key that has no suitable payload index."""
+
+    def __init__(self, collection: str, key: str, use: str) -> None:
+        kinds = "integer, float or datetime" if use == "order_by" else "keyword, integer or bool"
+        super().__init__(
+            f"Collection '{collection}' has no {kinds} payload index on '{key}', which {use} "
+            f"needs on the edge engine. Declare '{key}' as a FilterableField of that type in the "
+            "profile's required_indexes, then restart (indexes are ensured at start-up)."
+        )
+
+
+@contextmanager
+def _missing_index(collection: str, key: str, use: str) -> Iterator[None]:
+    try:
+        yield
+    except Exception as exc:
+        if _NO_INDEX in str(exc):
+            raise MissingIndexError(collection, key, use) from None
+        raise
 
 
 def _point_id(point_id: Any) -> Any:
@@ -152,7 +177,7 @@ class EdgeVectorStore(BasePydanticVectorStore):
         qdrant_filters = kwargs.get("qdrant_filters")
         flt = qdrant_filters if qdrant_filters is not None else self._build_query_filter(query)
         edge_filter = to_edge_filter(flt)
-        params = self._search_params(edge_filter, query.similarity_top_k, kwargs)
+        params = self.plan_search(edge_filter, query.similarity_top_k, kwargs.get("search_params"))
         points = self._shard.query(
             edge.QueryRequest(
                 limit=query.similarity_top_k,
@@ -175,15 +200,15 @@ class EdgeVectorStore(BasePydanticVectorStore):
         """Points matching `flt`, skipping `offset`, ordered by `order_by` (else by id)."""
         edge_filter = to_edge_filter(flt)
         if order_by is not None:
-            records, _ = self._shard.scroll(
-                edge.ScrollRequest(
-                    limit=offset + limit,
-                    filter=edge_filter,
-                    order_by=to_edge_order_by(order_by),
-                    with_payload=True,
-                    with_vector=with_vectors,
-                )
+            request = edge.ScrollRequest(
+                limit=offset + limit,
+                filter=edge_filter,
+                order_by=to_edge_order_by(order_by),
+                with_payload=True,
+                with_vector=with_vectors,
             )
+            with _missing_index(self.collection_name, order_by.key, "order_by"):
+                records, _ = self._shard.scroll(request)
             return [_record(record) for record in records[offset:]]
         found: list[Any] = []
         cursor = None
@@ -210,22 +235,21 @@ class EdgeVectorStore(BasePydanticVectorStore):
 
     def facet(self, key: str, flt: models.Filter | None = None, limit: int = 10) -> dict[Any, int]:
         """Value -> number of points, most frequent first (needs a keyword/integer/bool index)."""
-        response = self._shard.facet(
-            edge.FacetRequest(key, limit=limit, exact=True, filter=to_edge_filter(flt))
-        )
+        request = edge.FacetRequest(key, limit=limit, exact=True, filter=to_edge_filter(flt))
+        with _missing_index(self.collection_name, key, "facet"):
+            response = self._shard.facet(request)
         return {hit.value: hit.count for hit in response.hits}
 
     # helpers
 
-    def _search_params(
-        self, edge_filter: edge.Filter | None, top_k: int, kwargs: dict[str, Any]
+    def plan_search(
+        self, edge_filter: edge.Filter | None, top_k: int, given: Any = None
     ) -> edge.SearchParams:
-        """The caller's `search_params`, else params chosen so top-k matches exact search.
+        """The caller's search params, else params chosen so top-k matches exact search.
 
         HNSW with the default beam loses recall when a filter keeps a large share of the points
         but not all of them; a filter that keeps few points is cheaper to search exactly.
         """
-        given = kwargs.get("search_params")
         if given is not None:
             given = models.SearchParams.model_validate(given)
             return edge.SearchParams(hnsw_ef=given.hnsw_ef, exact=bool(given.exact))

@@ -1,0 +1,219 @@
+"""EdgeVectorStore and EdgeBackend: LlamaIndex round trips, payload layout, search plans, the lock.
+
+Vectors are small and random here (the layout and the engine's behaviour do not depend on the
+model); the real model runs in the conformance suite and the benchmark.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+from llama_index.core import MockEmbedding, VectorStoreIndex
+from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
+from llama_index.core.vector_stores import MetadataFilter, MetadataFilters, VectorStoreQuery
+from qdrant_client import models
+
+from core.backend import DENSE_VECTOR
+from core.edge_backend import EdgeBackend
+from core.edge_filters import to_edge_filter
+from core.edge_vector_store import EXACT_BELOW, HNSW_EF, MissingIndexError
+from core.errors import StoreLockedError
+from core.qdrant_client_backend import QdrantClientBackend
+
+DIM = 8
+
+
+def _vector(rng: random.Random) -> list[float]:
+    return [rng.uniform(-1, 1) for _ in range(DIM)]
+
+
+def _nodes(count: int, seed: int = 5) -> list[TextNode]:
+    """Chunks of three source documents, with metadata of several types."""
+    rng = random.Random(seed)
+    nodes = []
+    for n in range(count):
+        source = f"doc-{n % 3}"
+        nodes.append(
+            TextNode(
+                id_=f"00000000-0000-0000-0000-{n + 1:012d}",
+                text=f"chunk {n} of {source}",
+                metadata={
+                    "chapter": n % 5,
+                    "title": f"Title {n % 3}",
+                    "written": datetime(2025, 1, 1 + n % 28, tzinfo=UTC),
+                    "draft": n % 2 == 0,
+                },
+                relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=source)},
+                embedding=_vector(rng),
+            )
+        )
+    return nodes
+
+
+@pytest.fixture
+def edge_backend(tmp_path: Path) -> EdgeBackend:
+    backend = EdgeBackend.open(tmp_path / "edge")
+    backend.create_collection("c", DIM, {"note": "test"})
+    yield backend
+    backend.close()
+
+
+def test_payload_layout_is_the_one_of_llamaindex_qdrant_store(
+    edge_backend: EdgeBackend, tmp_path: Path
+) -> None:
+    local = QdrantClientBackend.local(tmp_path / "local")
+    local.create_collection("c", DIM, {})
+    nodes = _nodes(6)
+    local.vector_store("c").add(nodes)
+    edge_backend.vector_store("c").add(nodes)
+    payloads = {
+        name: {str(r.id): r.payload for r in backend.scroll("c", None, limit=10)}
+        for name, backend in {"local": local, "edge": edge_backend}.items()
+    }
+    local.close()
+    assert payloads["edge"] == payloads["local"]
+    first = payloads["edge"][nodes[0].node_id]
+    assert {"_node_content", "_node_type", "doc_id", "document_id", "ref_doc_id"} <= set(first)
+    assert first["doc_id"] == first["ref_doc_id"] == "doc-0" and first["chapter"] == 0
+
+
+def test_nodes_round_trip_with_embeddings(edge_backend: EdgeBackend) -> None:
+    store = edge_backend.vector_store("c")
+    nodes = _nodes(9)
+    assert store.add(nodes) == [node.node_id for node in nodes]
+    back = {node.node_id: node for node in store.get_nodes([nodes[2].node_id, nodes[7].node_id])}
+    assert set(back) == {nodes[2].node_id, nodes[7].node_id}
+    got = back[nodes[7].node_id]
+    assert got.get_content() == nodes[7].get_content()
+    assert got.ref_doc_id == "doc-1"
+    assert got.metadata == nodes[7].model_dump(mode="json")["metadata"]
+    sent = np.asarray(nodes[7].embedding)
+    # cosine collections keep unit vectors, as a Qdrant server does
+    assert got.embedding == pytest.approx(sent / np.linalg.norm(sent), abs=1e-6)
+
+
+def test_vector_store_index_retrieves_with_metadata_filters(edge_backend: EdgeBackend) -> None:
+    store = edge_backend.vector_store("c")
+    store.add(_nodes(30))
+    index = VectorStoreIndex.from_vector_store(store, embed_model=MockEmbedding(embed_dim=DIM))
+    filters = MetadataFilters(filters=[MetadataFilter(key="chapter", value=2)])
+    hits = index.as_retriever(similarity_top_k=20, filters=filters).retrieve("anything")
+    assert len(hits) == 6 and {hit.node.metadata["chapter"] for hit in hits} == {2}
+
+
+def test_qdrant_filters_replace_metadata_filters(edge_backend: EdgeBackend) -> None:
+    store = edge_backend.vector_store("c")
+    store.add(_nodes(30))
+    query = VectorStoreQuery(
+        query_embedding=[0.1] * DIM,
+        similarity_top_k=30,
+        filters=MetadataFilters(filters=[MetadataFilter(key="chapter", value=2)]),
+    )
+    native = models.Filter(
+        must=[
+            models.FieldCondition(key="draft", match=models.MatchValue(value=True)),
+            models.FieldCondition(key="doc_id", match=models.MatchValue(value="doc-1")),
+        ]
+    )
+    result = store.query(query, qdrant_filters=native)
+    found = [(node.metadata["draft"], node.ref_doc_id) for node in result.nodes]
+    assert len(found) == 5 and set(found) == {(True, "doc-1")}
+    assert result.similarities == sorted(result.similarities, reverse=True)
+
+
+def test_delete_by_document_and_by_node_ids(edge_backend: EdgeBackend) -> None:
+    store = edge_backend.vector_store("c")
+    nodes = _nodes(12)
+    store.add(nodes)
+    store.delete("doc-1")
+    left = {str(record.id) for record in store.scroll(None, limit=20)}
+    assert left == {node.node_id for node in nodes if node.ref_doc_id != "doc-1"}
+    store.delete_nodes([nodes[0].node_id])
+    assert store.count() == 7
+
+
+def test_search_plan_follows_the_filter(tmp_path: Path) -> None:
+    """Exact search below EXACT_BELOW matches, a wider beam as a filter keeps a smaller share."""
+    backend = EdgeBackend.open(tmp_path / "edge")
+    backend.create_collection("big", 4, {})
+    rng = random.Random(1)
+    total = 2 * EXACT_BELOW + 4000
+    backend.upsert_points(
+        "big",
+        [
+            models.PointStruct(
+                id=n, vector={DENSE_VECTOR: _vector(rng)[:4]}, payload={"part": n % 4}
+            )
+            for n in range(total)
+        ],
+    )
+    backend.create_index("big", "part", models.PayloadSchemaType.INTEGER)
+    store = backend.vector_store("big")
+
+    def plan(flt: models.Filter | None, given: object = None) -> tuple[object, bool]:
+        params = store.plan_search(to_edge_filter(flt), 10, given)
+        return params.hnsw_ef, params.exact
+
+    half = models.Filter(must=[models.FieldCondition(key="part", range=models.Range(lt=2))])
+    quarter = models.Filter(must=[models.FieldCondition(key="part", range=models.Range(lt=1))])
+    few = models.Filter(must=[models.HasIdCondition(has_id=list(range(50)))])
+    assert plan(None) == (HNSW_EF, False)
+    assert plan(half) == (2 * HNSW_EF, False)
+    assert plan(quarter) == (None, True)  # 11,000 matches: below EXACT_BELOW
+    assert plan(few) == (None, True)
+    assert plan(half, {"hnsw_ef": 32}) == (32, False)
+    backend.close()
+
+
+def test_order_by_without_a_range_index_says_which_key(edge_backend: EdgeBackend) -> None:
+    edge_backend.vector_store("c").add(_nodes(3))
+    order = models.OrderBy(key="chapter")
+    with pytest.raises(MissingIndexError, match="no integer, float or datetime.*'chapter'"):
+        edge_backend.scroll("c", None, limit=3, order_by=order)
+    edge_backend.create_index("c", "chapter", models.PayloadSchemaType.INTEGER)
+    assert [r.payload["chapter"] for r in edge_backend.scroll("c", None, 3, order_by=order)] == [
+        0,
+        1,
+        2,
+    ]
+    with pytest.raises(MissingIndexError, match="keyword, integer or bool.*'title'"):
+        edge_backend.facet("c", "title", None, 5)
+
+
+def test_data_indexes_and_metadata_survive_a_reopen(tmp_path: Path) -> None:
+    backend = EdgeBackend.open(tmp_path / "edge")
+    backend.create_collection("c", DIM, {"scoperag_embedder": {"dimension": DIM}})
+    backend.create_index("c", "chapter", models.PayloadSchemaType.INTEGER)
+    backend.vector_store("c").add(_nodes(10))
+    backend.close()
+    again = EdgeBackend.open(tmp_path / "edge")
+    assert again.list_collections() == ["c"]
+    assert again.collection_metadata("c") == {"scoperag_embedder": {"dimension": DIM}}
+    assert again.payload_indexes("c") == {"chapter": "integer"}
+    assert again.count("c", None) == 10
+    again.close()
+
+
+def test_one_process_at_a_time(tmp_path: Path) -> None:
+    root = tmp_path / "edge"
+    holder = EdgeBackend.open(root)
+    with pytest.raises(StoreLockedError, match="already open in another process"):
+        EdgeBackend.open(root)
+    probe = (
+        "import sys; from pathlib import Path; from core.edge_backend import EdgeBackend\n"
+        "from core.errors import StoreLockedError\n"
+        "try:\n    EdgeBackend.open(Path(sys.argv[1]))\n"
+        "except StoreLockedError as exc:\n    print(exc); sys.exit(3)\n"
+    )
+    other = subprocess.run(
+        [sys.executable, "-c", probe, str(root)], capture_output=True, text=True, timeout=60
+    )
+    assert other.returncode == 3 and "SCOPERAG_QDRANT_URL" in other.stdout
+    holder.close()
+    EdgeBackend.open(root).close()
