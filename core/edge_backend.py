@@ -15,6 +15,7 @@ import fcntl
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -123,6 +124,10 @@ class EdgeBackend(VectorBackend):
         order_by: models.OrderBy | None = None,
     ) -> list[models.Record]:
         return self.vector_store(collection).scroll(flt, limit, offset, order_by)
+
+    def points(self, collection: str, batch_size: int = 512) -> Iterator[list[models.Record]]:
+        """Every point with its vectors and payload, a page at a time (for migrations)."""
+        return self.vector_store(collection).points(batch_size)
 
     def count(self, collection: str, flt: models.Filter | None) -> int:
         return self.vector_store(collection).count(flt)

@@ -227,6 +227,20 @@ class EdgeVectorStore(BasePydanticVectorStore):
                 break
         return [_record(record) for record in found[offset:]]
 
+    def points(self, batch_size: int = 512) -> Iterator[list[models.Record]]:
+        """Every point with its vectors and payload, a page at a time (for migrations)."""
+        cursor = None
+        while True:
+            batch, cursor = self._shard.scroll(
+                edge.ScrollRequest(
+                    offset=cursor, limit=batch_size, with_payload=True, with_vector=True
+                )
+            )
+            if batch:
+                yield [_record(record) for record in batch]
+            if cursor is None:
+                return
+
     def count(self, flt: models.Filter | None = None) -> int:
         return self.count_edge(to_edge_filter(flt))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +111,18 @@ class QdrantClientBackend(VectorBackend):
             if next_offset is None:
                 break
         return records[offset:]
+
+    def points(self, collection: str, batch_size: int = 512) -> Iterator[list[models.Record]]:
+        """Every point with its vectors and payload, a page at a time (for migrations)."""
+        cursor = None
+        while True:
+            batch, cursor = self.client.scroll(
+                collection, limit=batch_size, offset=cursor, with_vectors=True
+            )
+            if batch:
+                yield batch
+            if cursor is None:
+                return
 
     def count(self, collection: str, flt: models.Filter | None) -> int:
         return self.client.count(collection, count_filter=flt, exact=True).count

@@ -1,0 +1,202 @@
+"""`scoperag migrate` (copy collections between engines, vectors included) and `scoperag bench`."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+from pydantic import BaseModel
+
+from core.errors import ScoperagError
+from core.settings import Settings
+from server.cli import load_settings, run_friendly
+
+if TYPE_CHECKING:
+    from qdrant_client import models
+
+    from core.backend import VectorBackend
+
+ENGINES = ("local", "edge", "server")
+BENCH_SCRIPT = Path(__file__).resolve().parents[1] / "evals" / "bench.py"
+Progress = Callable[[int], None]
+
+
+class CollectionCopy(BaseModel):
+    """What one migrated collection holds on the target."""
+
+    collection: str
+    points: int
+    indexes: list[str]
+    seconds: float
+
+
+class MigrationReport(BaseModel):
+    source: str
+    target: str
+    collections: list[CollectionCopy]
+
+
+def engine_settings(settings: Settings, engine: str) -> Settings:
+    """The settings with `engine` chosen (the server needs SCOPERAG_QDRANT_URL)."""
+    if engine == "server" and not settings.qdrant_url:
+        raise ScoperagError("The server engine needs SCOPERAG_QDRANT_URL (and its API key).")
+    url = settings.qdrant_url if engine == "server" else None
+    return settings.model_copy(update={"backend": engine, "qdrant_url": url})
+
+
+def copy_collection(
+    source: VectorBackend,
+    target: VectorBackend,
+    collection: str,
+    settings: Settings,
+    progress: Progress | None = None,
+) -> CollectionCopy:
+    """Copy every point (id, vectors, payload) of `collection`, its metadata and its indexes.
+
+    Idempotent: points keep their ids, so a second run (or a run after an interruption)
+    overwrites instead of duplicating. A target built with another embedder is refused.
+    """
+    from core.collections import EMBEDDER_KEY, ensure_indexes
+    from core.contracts.registry import required_indexes
+
+    began = time.perf_counter()
+    metadata = source.collection_metadata(collection)
+    pages = source.points(collection)
+    first = next(pages, [])
+    if target.collection_exists(collection):
+        stored = target.collection_metadata(collection).get(EMBEDDER_KEY)
+        if stored != metadata.get(EMBEDDER_KEY):
+            raise ScoperagError(
+                f"Collection '{collection}' already exists on the target with another embedder "
+                f"({stored} instead of {metadata.get(EMBEDDER_KEY)}); nothing was copied."
+            )
+    else:
+        target.create_collection(collection, _dimension(metadata, first), metadata)
+    from qdrant_client.models import PayloadSchemaType
+
+    for key, kind in source.payload_indexes(collection).items():
+        if key not in target.payload_indexes(collection):
+            target.create_index(collection, key, PayloadSchemaType(kind))
+    ensure_indexes(target, collection, required_indexes(settings).get(collection, []))
+    copied = 0
+    for page in (first, *pages) if first else ():
+        target.upsert_points(collection, [_point(record) for record in page])
+        copied += len(page)
+        if progress:
+            progress(len(page))
+    held = target.count(collection, None)
+    if held < copied:  # more is fine: the target may have held other points already
+        raise ScoperagError(
+            f"Collection '{collection}': copied {copied} points, target holds {held}."
+        )
+    return CollectionCopy(
+        collection=collection,
+        points=copied,
+        indexes=sorted(target.payload_indexes(collection)),
+        seconds=round(time.perf_counter() - began, 2),
+    )
+
+
+def _dimension(metadata: dict[str, Any], first: list[models.Record]) -> int:
+    from core.backend import DENSE_VECTOR
+
+    recorded = metadata.get("scoperag_embedder", {}).get("dimension")
+    if recorded:
+        return int(recorded)
+    if first and isinstance(first[0].vector, dict) and DENSE_VECTOR in first[0].vector:
+        return len(first[0].vector[DENSE_VECTOR])
+    raise ScoperagError("The collection records no embedder dimension and holds no points.")
+
+
+def _point(record: models.Record) -> models.PointStruct:
+    from qdrant_client.models import PointStruct
+
+    return PointStruct(id=record.id, vector=record.vector, payload=record.payload)
+
+
+def migrate(
+    settings: Settings, source_engine: str, target_engine: str, collections: list[str]
+) -> MigrationReport:
+    """Copy `collections` (default: all) from one engine to the other."""
+    from tqdm import tqdm
+
+    from core.collections import open_backend
+
+    if source_engine == target_engine:
+        raise ScoperagError(f"--from and --to are both '{source_engine}': choose two engines.")
+    source = open_backend(engine_settings(settings, source_engine))
+    try:
+        target = open_backend(engine_settings(settings, target_engine))
+    except BaseException:
+        source.close()
+        raise
+    try:
+        available = source.list_collections()
+        unknown = sorted(set(collections) - set(available))
+        if unknown:
+            raise ScoperagError(
+                f"No collection {unknown} in the {source_engine} store; it holds: "
+                f"{', '.join(available) or 'nothing'}."
+            )
+        copies = []
+        for name in collections or available:
+            total = source.count(name, None)
+            with tqdm(total=total, desc=name, unit="point", disable=not sys.stderr.isatty()) as bar:
+                copies.append(copy_collection(source, target, name, settings, bar.update))
+    finally:
+        source.close()
+        target.close()
+    return MigrationReport(source=source_engine, target=target_engine, collections=copies)
+
+
+def register(cli: click.Group, ingest: click.Group) -> None:
+    """Add `migrate` and `bench`."""
+
+    @cli.command("migrate")
+    @click.option("--from", "source", type=click.Choice(ENGINES), required=True)
+    @click.option("--to", "target", type=click.Choice(ENGINES), required=True)
+    @click.option(
+        "--collection",
+        "collections",
+        multiple=True,
+        help="Collection to copy (repeatable); default: every collection of the source.",
+    )
+    @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+    def migrate_command(
+        source: str, target: str, collections: tuple[str, ...], as_json: bool
+    ) -> None:
+        """Copy collections from one engine to another (vectors, payloads, indexes, embedder
+        record) without re-embedding, e.g. `scoperag migrate --from local --to edge`. Then set
+        SCOPERAG_BACKEND to the target. Running it again overwrites instead of duplicating."""
+        report = run_friendly(lambda: migrate(load_settings(), source, target, list(collections)))
+        if as_json:
+            click.echo(json.dumps(report.model_dump(), indent=2))
+            return
+        for copy in report.collections:
+            click.echo(
+                f"{copy.collection}: {copy.points} points, indexes {', '.join(copy.indexes)} "
+                f"({copy.seconds} s)"
+            )
+        click.echo(f"Now set SCOPERAG_BACKEND={target} to use the copy.")
+
+    @cli.command(
+        context_settings={"ignore_unknown_options": True, "help_option_names": []},
+        add_help_option=False,
+    )
+    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+    def bench(args: tuple[str, ...]) -> None:
+        """Run the benchmark harness (evals/bench.py; `scoperag bench --help` for its options)."""
+        if not BENCH_SCRIPT.is_file():
+            raise click.ClickException(
+                f"{BENCH_SCRIPT} is not here: the benchmark runs from a source checkout."
+            )
+        import runpy
+
+        sys.argv = [str(BENCH_SCRIPT), *args]
+        sys.path.insert(0, str(BENCH_SCRIPT.parent))
+        runpy.run_path(str(BENCH_SCRIPT), run_name="__main__")
