@@ -170,24 +170,9 @@ class MemoryTools:
     def run_search(self, params: SearchParams) -> SearchResult:
         """The search as a model (what the `search` tool renders as TOON)."""
         given = _facet_values(params)
-        mode: Mode = params.mode
-        notes = []
-        if mode == "faceted" and not given:
-            mode = "hybrid"
-            notes.append("no facet given, so this ran as a hybrid search")
-        if mode == "tag" and given.get("tags") is None:
-            raise InvalidParameterError(
-                "tags", params.tags, "one or more tags when mode='tag' (or choose another mode)"
-            )
         query = params.query.strip()
+        mode, notes = _effective_mode(params, given, query)
         ranked = bool(query) and mode != "tag"
-        ignored = [name for name in given if name not in MODE_FACETS[mode]]
-        if query and not ranked:
-            ignored.insert(0, "query")
-        if ignored:
-            notes.append(
-                f"not used by mode '{mode}': {', '.join(ignored)} (mode 'faceted' uses all)"
-            )
         values = {name: value for name, value in given.items() if name in MODE_FACETS[mode]}
         total, hits = 0, []
         if reason := _nothing_matches(values):
@@ -228,6 +213,27 @@ class MemoryTools:
         return total, browse.retrieve("") if offset < total else []
 
 
+def _effective_mode(
+    params: SearchParams, given: dict[str, Any], query: str
+) -> tuple[Mode, list[str]]:
+    """The mode that runs, with notes on a fallback and on what that mode does not use."""
+    mode: Mode = params.mode
+    notes = []
+    if mode == "faceted" and not given:
+        mode = "hybrid"
+        notes.append("no facet given, so this ran as a hybrid search")
+    if mode == "tag" and given.get("tags") is None:
+        raise InvalidParameterError(
+            "tags", params.tags, "one or more tags when mode='tag' (or choose another mode)"
+        )
+    ignored = [name for name in given if name not in MODE_FACETS[mode]]
+    if query and mode == "tag":
+        ignored.insert(0, "query")
+    if ignored:
+        notes.append(f"not used by mode '{mode}': {', '.join(ignored)} (mode 'faceted' uses all)")
+    return mode, notes
+
+
 def _facet_values(params: SearchParams) -> dict[str, Any]:
     """The facets given, as filter values: tags listed, days turned into Unix-second bounds."""
     values: dict[str, Any] = {"tags": normalise_tags(params.tags)}
@@ -236,7 +242,7 @@ def _facet_values(params: SearchParams) -> dict[str, Any]:
     if params.end_date is not None:
         values["end_date"] = day_end(parse_day(params.end_date, "end_date"))
     if params.memory_type is not None:
-        values["memory_type"] = params.memory_type.strip()
+        values["memory_type"] = params.memory_type.strip() or None
     return {name: values[name] for name in FACETS if values.get(name) is not None}
 
 
