@@ -72,7 +72,10 @@ class ModelTool(Tool):
             params = self.params_model.model_validate(arguments)
         except ValidationError as exc:
             raise ToolError(describe_validation_error(exc)) from None
-        result = await anyio.to_thread.run_sync(self.handler, params)
+        try:
+            result = await anyio.to_thread.run_sync(self.handler, params)
+        except ScoperagError as exc:  # a mounted sub-server would prefix it before the middleware
+            raise ToolError(str(exc)) from None
         return self.convert_result(result)
 
 

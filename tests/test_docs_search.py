@@ -6,8 +6,9 @@ expected results are computed from the JSONL records themselves, independently o
 
 from __future__ import annotations
 
-import importlib.util
 import json
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -26,7 +27,7 @@ from server.docs_tools import SEARCH_PATH
 from server.http_app import build_http_app
 from server.runtime import Runtime
 
-REPO = Path(__file__).resolve().parents[1]
+GENERATOR = Path(__file__).resolve().parents[1] / "evals" / "make_docs_fixture.py"
 TOP = 100  # every test query returns fewer hits than this, so all matches are seen
 CLOCK = {  # doc_id -> updated_at: the same instant in two zones, and one millisecond either side
     "clock-z": "2025-06-01T12:00:00Z",
@@ -46,14 +47,11 @@ class Refused(Exception):
         self.body = body
 
 
-def _generator() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "docs_fixture", REPO / "evals/make_docs_fixture.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def generate_fixture(path: Path, count: int, seed: int) -> Path:
+    """Run the evals fixture generator as a user would."""
+    command = [sys.executable, str(GENERATOR), "--count", str(count), "--seed", str(seed)]
+    subprocess.run([*command, "--out", str(path)], check=True, capture_output=True)
+    return path
 
 
 def _clock_docs() -> list[dict[str, str]]:
@@ -76,9 +74,10 @@ def _clock_docs() -> list[dict[str, str]]:
 def corpus(
     make_runtime: Callable[..., Runtime], tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[Runtime, list[dict[str, str]]]:
-    records = [*_generator().generate(40, 3), *_clock_docs()]
-    path = tmp_path_factory.mktemp("docs") / "docs.jsonl"
-    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    path = generate_fixture(tmp_path_factory.mktemp("docs") / "docs.jsonl", 40, 3)
+    with path.open("a") as out:
+        out.writelines(json.dumps(doc) + "\n" for doc in _clock_docs())
+    records = [json.loads(line) for line in path.read_text().splitlines()]
     runtime = make_runtime(profiles=["pdf", "docs"])
     report = ingest_docs_jsonl(path, runtime.backend, runtime.embedder)
     assert report.documents == len(records) and not report.skipped
@@ -345,3 +344,17 @@ async def test_openapi_health_readiness_and_mcp_share_one_port(
             "elf_docs_search_l0", {"query": "Boundary probe", "agent_id": "agent-clock"}
         )
     assert result.structured_content["hits"] == over_http["hits"]
+
+
+def test_fixture_generator_is_deterministic_and_varied(tmp_path: Path) -> None:
+    first = generate_fixture(tmp_path / "a.jsonl", 300, 11).read_text()
+    assert generate_fixture(tmp_path / "b.jsonl", 300, 11).read_text() == first
+    assert generate_fixture(tmp_path / "c.jsonl", 300, 12).read_text() != first
+    records = [json.loads(line) for line in first.splitlines()]
+    assert len({record["doc_id"] for record in records}) == 300
+    for key, at_least in (("scope", 3), ("status", 4), ("doc_type", 7), ("agent_id", 8)):
+        assert len({record[key] for record in records}) == at_least
+    instants = sorted(datetime.fromisoformat(record["updated_at"]) for record in records)
+    assert (instants[-1] - instants[0]).days > 600
+    zones = {record["updated_at"][19:].lstrip(".0123456789") for record in records}
+    assert {"Z", "+02:00", "-05:00", "+05:30"} <= zones
