@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from functools import cached_property
 
 from fastmcp import FastMCP
 from pydantic import BaseModel, Field
@@ -98,7 +97,9 @@ class SearchBookResult(BaseModel):
     reader: str
     user_pos: int = Field(description="The reader's position used: nothing after it is returned.")
     passages: list[Passage] = Field(description="In reading order.")
-    chunks_retrieved: int
+    chunks_retrieved: int = Field(description="Chunks found (all start at or before user_pos).")
+    chunks_kept: int = Field(description="Chunks with sentences left after truncation.")
+    chunks_cut: int = Field(description="Retrieved chunks that ran past user_pos and were cut.")
     sentences_cut: int = Field(description="Sentences past user_pos cut from retrieved chunks.")
     message: str | None = None
 
@@ -141,9 +142,9 @@ class BookTools:
         self.runtime = runtime
         self.state = ReadingState(runtime.settings.state_path)
 
-    @cached_property
+    @property
     def lookup(self) -> BookLookup:
-        return BookLookup(self.runtime.backend)
+        return BookLookup(self.runtime.backend)  # the runtime may have reopened its engine
 
     def _known_book(self, book_id: str) -> None:
         books = self.lookup.book_ids()
@@ -258,19 +259,23 @@ class BookTools:
         ).retrieve(params.query)
         kept = SpoilerTruncation(user_pos=saved.sid).postprocess_nodes(hits)
         merged = SentenceDedup().postprocess_nodes(kept)
-        retrieved = sum(len(hit.node.metadata["sentences"]) for hit in hits)
-        passages = [
-            Passage(text=found.node.get_content(), score=found.score, **_where(found.node.metadata))
-            for found in merged
-        ]
+        sentences = [len(found.node.metadata["sentences"]) for found in hits]
+        kept_sentences = [len(found.node.metadata["sentences"]) for found in kept]
         return SearchBookResult(
             book_id=params.book_id,
             reader=reader,
             user_pos=saved.sid,
-            passages=passages,
+            passages=[
+                Passage(
+                    text=found.node.get_content(), score=found.score, **_where(found.node.metadata)
+                )
+                for found in merged
+            ],
             chunks_retrieved=len(hits),
-            sentences_cut=retrieved - sum(len(hit.node.metadata["sentences"]) for hit in kept),
-            message=None if passages else "Nothing read so far matches this query.",
+            chunks_kept=len(kept),
+            chunks_cut=sum(1 for hit in hits if hit.node.metadata["pos_end"] > saved.sid),
+            sentences_cut=sum(sentences) - sum(kept_sentences),
+            message=None if merged else "Nothing read so far matches this query.",
         )
 
 
