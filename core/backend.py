@@ -9,10 +9,11 @@ count, facet, delete by filter, payload indexes, collection metadata). Filters a
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from llama_index.core.vector_stores.types import BasePydanticVectorStore
-from qdrant_client import models
+if TYPE_CHECKING:  # kept out of start-up: the server lists its tools before any engine is opened
+    from llama_index.core.vector_stores.types import BasePydanticVectorStore
+    from qdrant_client import models
 
 DENSE_VECTOR = "text-dense"  # the vector name LlamaIndex's QdrantVectorStore reads and writes
 

@@ -6,13 +6,16 @@ A reader follows a filter value in three hops: the tool parameter (`FilterableFi
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
-from qdrant_client import models
+
+if TYPE_CHECKING:  # imported when a filter is built, not when tools are listed at start-up
+    from qdrant_client import models
 
 
 class FieldType(StrEnum):
@@ -45,30 +48,36 @@ _PYTHON_TYPES: dict[FieldType, type] = {
     FieldType.TEXT: str,
 }
 
-INDEX_SCHEMAS: dict[FieldType, models.PayloadSchemaType] = {
-    FieldType.KEYWORD: models.PayloadSchemaType.KEYWORD,
-    FieldType.INTEGER: models.PayloadSchemaType.INTEGER,
-    FieldType.FLOAT: models.PayloadSchemaType.FLOAT,
-    FieldType.BOOLEAN: models.PayloadSchemaType.BOOL,
-    FieldType.DATETIME: models.PayloadSchemaType.DATETIME,
-    FieldType.TEXT: models.PayloadSchemaType.TEXT,
+# field type -> Qdrant payload index type (`models.PayloadSchemaType` values)
+INDEX_SCHEMAS: dict[FieldType, str] = {
+    FieldType.KEYWORD: "keyword",
+    FieldType.INTEGER: "integer",
+    FieldType.FLOAT: "float",
+    FieldType.BOOLEAN: "bool",
+    FieldType.DATETIME: "datetime",
+    FieldType.TEXT: "text",
 }
 
 _RANGE_KEYS = {Condition.GT: "gt", Condition.GTE: "gte", Condition.LT: "lt", Condition.LTE: "lte"}
 
 
-class Parts(BaseModel):
+@dataclasses.dataclass
+class Parts:
     """Conditions a field contributes: all of `must`, none of `must_not`."""
 
-    must: list[models.Condition] = []
-    must_not: list[models.Condition] = []
+    must: list[models.Condition] = dataclasses.field(default_factory=list)
+    must_not: list[models.Condition] = dataclasses.field(default_factory=list)
 
 
 def _match(key: str, value: Any) -> models.FieldCondition:
+    from qdrant_client import models
+
     return models.FieldCondition(key=key, match=models.MatchValue(value=value))
 
 
 def _range(key: str, bound: str, value: Any) -> models.FieldCondition:
+    from qdrant_client import models
+
     if isinstance(value, datetime):
         return models.FieldCondition(key=key, range=models.DatetimeRange(**{bound: value}))
     return models.FieldCondition(key=key, range=models.Range(**{bound: value}))
@@ -81,7 +90,22 @@ def _equal(key: str, value: Any) -> Parts:
 
 
 def _text(key: str, value: Any) -> Parts:
+    from qdrant_client import models
+
     return Parts(must=[models.FieldCondition(key=key, match=models.MatchText(text=value))])
+
+
+def _any(key: str, values: Any) -> Parts:
+    from qdrant_client import models
+
+    return Parts(must=[models.FieldCondition(key=key, match=models.MatchAny(any=list(values)))])
+
+
+def _except(key: str, values: Any) -> Parts:
+    from qdrant_client import models
+
+    match = models.MatchExcept(**{"except": list(values)})
+    return Parts(must=[models.FieldCondition(key=key, match=match)])
 
 
 def _ranged(bound: str) -> Callable[[str, Any], Parts]:
@@ -93,13 +117,9 @@ _CONDITIONS: dict[tuple[FieldType | None, Condition], Callable[[str, Any], Parts
     (FieldType.TEXT, Condition.EQ): _text,
     (None, Condition.EQ): _equal,
     (None, Condition.NE): lambda key, value: Parts(must_not=_equal(key, value).must),
-    (None, Condition.ANY): lambda key, values: Parts(
-        must=[models.FieldCondition(key=key, match=models.MatchAny(any=list(values)))]
-    ),
+    (None, Condition.ANY): _any,
     (None, Condition.ALL): lambda key, values: Parts(must=[_match(key, v) for v in values]),
-    (None, Condition.EXCEPT): lambda key, values: Parts(
-        must=[models.FieldCondition(key=key, match=models.MatchExcept(**{"except": list(values)}))]
-    ),
+    (None, Condition.EXCEPT): _except,
     **{(None, condition): _ranged(bound) for condition, bound in _RANGE_KEYS.items()},
 }
 
@@ -165,6 +185,8 @@ def build_filter(
         must_not += parts.must_not
     if not must and not must_not:
         return None
+    from qdrant_client import models
+
     return models.Filter(must=must or None, must_not=must_not or None)
 
 
@@ -181,4 +203,9 @@ def empty_selection(fields: Iterable[FilterableField], values: Mapping[str, Any]
 
 def index_plan(fields: Iterable[FilterableField]) -> dict[str, models.PayloadSchemaType]:
     """Payload key -> index type for every field (one index per key)."""
-    return {field.payload_key: INDEX_SCHEMAS[field.field_type] for field in fields}
+    from qdrant_client import models
+
+    return {
+        field.payload_key: models.PayloadSchemaType(INDEX_SCHEMAS[field.field_type])
+        for field in fields
+    }

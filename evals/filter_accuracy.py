@@ -24,7 +24,7 @@ from core.settings import Settings
 from pipelines.pdf import read_pdf
 from server.app import build_server
 from server.demo import SAMPLES
-from server.pdf_tools import ingest_paths
+from server.pdf_service import ingest_paths
 from server.runtime import Runtime
 
 FILTERS = ("document_id", "physical_page_index", "page_label")

@@ -122,7 +122,7 @@ def ingest_pdf(
     paths: tuple[Path, ...], document_id: str | None, collection: str | None, as_json: bool
 ) -> None:
     """Ingest PDF files (or directories of PDFs); re-ingesting a file replaces its pages."""
-    from server.pdf_tools import ingest_paths
+    from server.pdf_service import ingest_paths
     from server.runtime import Runtime
 
     runtime = Runtime(load_settings(pdf_collection=collection))

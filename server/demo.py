@@ -22,7 +22,7 @@ async def _ask(settings: Settings, query: str) -> None:
 
     from server.app import build_server
     from server.cli import print_report, progress_bar
-    from server.pdf_tools import ingest_paths
+    from server.pdf_service import ingest_paths
     from server.runtime import Runtime
 
     runtime = Runtime(settings.model_copy(update={"profiles": ["pdf"]}))

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import threading
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-from core.backend import VectorBackend
-from core.collections import open_backend
-from core.embeddings import Embedder
 from core.settings import Settings
+
+if TYPE_CHECKING:  # imported on first use, so `tools/list` answers without them
+    from core.backend import VectorBackend
+    from core.embeddings import Embedder
 
 
 class Runtime:
@@ -22,11 +24,15 @@ class Runtime:
 
     @cached_property
     def backend(self) -> VectorBackend:
+        from core.collections import open_backend
+
         with self._lock:
             return open_backend(self.settings)
 
     @cached_property
     def embedder(self) -> Embedder:
+        from core.embeddings import Embedder
+
         return Embedder(self.settings)
 
     def close(self) -> None:

@@ -13,7 +13,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 from server.app import build_server
-from server.pdf_tools import ingest_paths
+from server.pdf_service import ingest_paths
 from server.runtime import Runtime
 
 

@@ -15,7 +15,7 @@ from core.collections import EMBEDDER_KEY
 from pipelines.page_labels import page_labels
 from pipelines.pdf import read_pdf
 from server.app import build_server
-from server.pdf_tools import ingest_paths
+from server.pdf_service import ingest_paths
 from server.runtime import Runtime
 
 DOCS = {

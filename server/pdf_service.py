@@ -1,0 +1,149 @@
+"""pdf profile handlers: the work behind the tools declared in `server.pdf_tools`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
+from pydantic import BaseModel
+from qdrant_client import models
+
+from core.contracts.pdf import PDF_INDEXES
+from core.fields import FilterableField, build_filter, empty_selection
+from core.paths import allowed_path, expand_files
+from pipelines.page_labels import label_runs
+from pipelines.pdf import FileReport, ingest_pdfs
+from pipelines.store import EmbedNodes, stable_id, write_nodes
+from retrievers.filtered import FilteredRetriever
+from server.pdf_tools import (
+    DocumentInfo,
+    DocumentList,
+    FindResult,
+    IngestResult,
+    LabelRange,
+    PageHit,
+    StoreParams,
+    StoreResult,
+)
+from server.runtime import Runtime
+
+EMPTY_HINT = (
+    "No PDFs are ingested yet. Run `scoperag ingest pdf FILE.pdf` (with the server stopped when "
+    "it uses the embedded store), or call the qdrant-ingest-pdf tool."
+)
+STORED_SOURCE = "qdrant-store"
+
+
+_HIT_KEYS = {"document_id", "physical_page_index", "page_label", "source"}
+_INTERNAL_KEYS = {"_node_content", "_node_type", "doc_id", "ref_doc_id", "text"}
+
+
+def _hit(text: str, score: float, metadata: dict[str, Any]) -> PageHit:
+    extra = {k: v for k, v in metadata.items() if k not in _HIT_KEYS | _INTERNAL_KEYS}
+    return PageHit(
+        text=text, score=score, metadata=extra, **{k: metadata.get(k) for k in _HIT_KEYS}
+    )
+
+
+class PdfService:
+    """The pdf profile's handlers over one runtime."""
+
+    def __init__(self, runtime: Runtime, fields: list[FilterableField]) -> None:
+        self.runtime = runtime
+        self.collection = runtime.settings.pdf_collection
+        self.fields = fields
+
+    def find(self, params: BaseModel) -> FindResult:
+        values = params.model_dump()
+        if reason := empty_selection(self.fields, values):
+            return FindResult(hits=[], message=reason)
+        backend = self.runtime.backend
+        if not backend.collection_exists(self.collection):
+            return FindResult(hits=[], message=EMPTY_HINT)
+        retriever = FilteredRetriever(
+            backend,
+            self.runtime.embedder,
+            self.collection,
+            build_filter(self.fields, values),
+            top_k=values["limit"],
+        )
+        hits = [
+            _hit(found.node.get_content(), found.score or 0.0, found.node.metadata)
+            for found in retriever.retrieve(values["query"])
+        ]
+        return FindResult(hits=hits, message=None if hits else "No page matches these filters.")
+
+    def store(self, params: StoreParams) -> StoreResult:
+        metadata = dict(params.metadata or {})
+        source = str(metadata.get("document_id", STORED_SOURCE))
+        node = TextNode(
+            id_=stable_id("store", params.information, json.dumps(metadata, sort_keys=True)),
+            text=params.information,
+            metadata=metadata,
+            relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=source)},
+        )
+        runtime = self.runtime
+        EmbedNodes(embedder=runtime.embedder)([node])
+        write_nodes(runtime.backend, runtime.embedder, self.collection, PDF_INDEXES, [node])
+        return StoreResult(id=node.node_id, collection=self.collection)
+
+    def list_documents(self, _params: BaseModel) -> DocumentList:
+        backend = self.runtime.backend
+        if not backend.collection_exists(self.collection):
+            return DocumentList(documents=[], message=EMPTY_HINT)
+        first_chunks = models.Filter(
+            must=[models.FieldCondition(key="chunk_index", match=models.MatchValue(value=0))]
+        )
+        total = backend.count(self.collection, first_chunks)
+        pages: dict[str, list[dict[str, Any]]] = {}
+        for record in backend.scroll(self.collection, first_chunks, limit=max(total, 1)):
+            payload = record.payload or {}
+            pages.setdefault(payload["document_id"], []).append(payload)
+        documents = []
+        for document_id, rows in sorted(pages.items()):
+            rows.sort(key=lambda row: row["physical_page_index"])
+            runs = label_runs([(row["physical_page_index"], row["page_label"]) for row in rows])
+            documents.append(
+                DocumentInfo(
+                    document_id=document_id,
+                    title=rows[0].get("title"),
+                    source=rows[0].get("source"),
+                    page_count=rows[0]["page_count"],
+                    pages_indexed=len(rows),
+                    label_ranges=[LabelRange(**vars(run)) for run in runs],
+                )
+            )
+        return DocumentList(documents=documents, message=None if documents else EMPTY_HINT)
+
+    def ingest(self, raw_paths: list[str], document_id: str | None, progress: Any) -> IngestResult:
+        allowed = self.runtime.settings.allowed_dirs
+        files = expand_files([allowed_path(raw, allowed) for raw in raw_paths], ".pdf")
+        runtime = self.runtime
+        reports = ingest_pdfs(
+            files, runtime.backend, runtime.embedder, self.collection, document_id, progress
+        )
+        return _ingest_result(reports)
+
+
+def _ingest_result(reports: list[FileReport]) -> IngestResult:
+    files = [{k: v for k, v in vars(report).items() if v not in (None, [])} for report in reports]
+    ok = sum(report.ok for report in reports)
+    return IngestResult(files=files, ingested=ok, skipped=len(reports) - ok)
+
+
+def ingest_paths(
+    runtime: Runtime, paths: list[Path], document_id: str | None, progress: Any
+) -> IngestResult:
+    """CLI entry: ingest local files (no allowed-dirs check: the user runs it themselves)."""
+    files = expand_files(paths, ".pdf")
+    reports = ingest_pdfs(
+        files,
+        runtime.backend,
+        runtime.embedder,
+        runtime.settings.pdf_collection,
+        document_id,
+        progress,
+    )
+    return _ingest_result(reports)
