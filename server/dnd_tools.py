@@ -191,8 +191,9 @@ class DndTools:
             return reason
         if not self.runtime.backend.collection_exists(COLLECTION):
             return EMPTY_HINT
-        known = sorted(self.known_documents())
-        unknown = [slug for slug in values.get("documents") or [] if slug not in known]
+        wanted = values.get("documents")
+        known = sorted(self.known_documents()) if wanted else []
+        unknown = [slug for slug in wanted or [] if slug not in known]
         if unknown:
             return (
                 f"Unknown document slug(s) {unknown} in 'documents'; known slugs: "
