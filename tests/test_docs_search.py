@@ -35,6 +35,16 @@ CLOCK = {  # doc_id -> updated_at: the same instant in two zones, and one millis
     "clock-later": "2025-06-01T07:00:00.001-05:00",
     "clock-earlier": "2025-06-01T11:59:59.999Z",
 }
+PARAMETERS = [
+    "query",
+    "top_k",
+    "scope",
+    "status",
+    "doc_type",
+    "agent_id",
+    "updated_after",
+    "updated_before",
+]
 Search = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
@@ -322,16 +332,7 @@ async def test_openapi_health_readiness_and_mcp_share_one_port(
     openapi = (await http.get("/openapi.json")).json()
     operation = openapi["paths"][SEARCH_PATH]["post"]
     schema = operation["requestBody"]["content"]["application/json"]["schema"]
-    assert list(schema["properties"]) == [
-        "query",
-        "top_k",
-        "scope",
-        "status",
-        "doc_type",
-        "agent_id",
-        "updated_after",
-        "updated_before",
-    ]
+    assert list(schema["properties"]) == PARAMETERS
     assert {"200", "400", "503"} <= set(operation["responses"])
     assert "/readyz" in openapi["paths"] and "/healthz" in openapi["paths"]
     assert (await http.get("/healthz")).json() == {"status": "ok"}
@@ -340,10 +341,18 @@ async def test_openapi_health_readiness_and_mcp_share_one_port(
     assert {c["collection"] for c in ready.json()["collections"]} == {"pdf_pages", "docs"}
     over_http = await _via_http(http, {"query": "Boundary probe", "agent_id": "agent-clock"})
     async with Client(f"{base_url}/mcp") as remote:
+        tool = next(t for t in await remote.list_tools() if t.name == "elf_docs_search_l0")
+        assert list(tool.inputSchema["properties"]) == PARAMETERS
+        assert tool.inputSchema["required"] == ["query"]
+        assert tool.annotations.readOnlyHint is True
         result = await remote.call_tool(
             "elf_docs_search_l0", {"query": "Boundary probe", "agent_id": "agent-clock"}
         )
-    assert result.structured_content["hits"] == over_http["hits"]
+    over_mcp = result.structured_content["hits"]
+    assert [(h["doc_id"], h["text"]) for h in over_mcp] == [
+        (h["doc_id"], h["text"]) for h in over_http["hits"]
+    ]
+    assert [h["score"] for h in over_mcp] == pytest.approx([h["score"] for h in over_http["hits"]])
 
 
 def test_fixture_generator_is_deterministic_and_varied(tmp_path: Path) -> None:
