@@ -78,14 +78,16 @@ QUERYLESS = {"tag, newest first", "faceted, no query", "faceted, no query, page 
 
 
 class CachedEmbedder(Embedder):
-    """The real model for queries; stored texts take their vectors from the cache."""
+    """The real model; texts with a vector in `vectors` (from the disk cache) are not embedded."""
 
-    def __init__(self, settings: Settings, vectors: dict[str, list[float]]) -> None:
+    def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
-        self.vectors = vectors
+        self.vectors: dict[str, list[float]] = {}
         self.query_seconds = 0.0
 
     def embed_texts(self, texts: list[str]) -> list[list[float]]:
+        missing = [text for text in texts if text not in self.vectors]
+        self.vectors.update(zip(missing, super().embed_texts(missing), strict=True))
         return [self.vectors[text] for text in texts]
 
     def embed_query(self, text: str) -> list[float]:
@@ -146,10 +148,11 @@ async def measure(server: Any, embedder: CachedEmbedder, rounds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--large", action="store_true", help="100,000 memories instead of 10,000")
+    parser.add_argument("--size", type=int, default=None, help="any other number of memories")
     parser.add_argument("--backend", choices=["local", "edge"], default=None)
     parser.add_argument("--rounds", type=int, default=40, help="calls per scenario")
     args = parser.parse_args()
-    size = 100_000 if args.large else 10_000
+    size = args.size or (100_000 if args.large else 10_000)
 
     from server.app import build_server
     from server.runtime import Runtime
@@ -159,8 +162,9 @@ def main() -> None:
     settings = Settings(
         data_dir=Path(tempfile.mkdtemp()), backend=args.backend, profiles=["memory"]
     )
-    vectors = cached_vectors(texts, Embedder(settings), log=True)
-    embedder = CachedEmbedder(settings, dict(zip(texts, vectors.tolist(), strict=True)))
+    embedder = CachedEmbedder(settings)
+    vectors = cached_vectors(texts, embedder, log=True)
+    embedder.vectors = dict(zip(texts, vectors.tolist(), strict=True))
     memories = make_memories(texts, [p.source for p in corpus])
     runtime = Runtime(settings, embedder=embedder)
     began = time.perf_counter()

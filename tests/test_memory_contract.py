@@ -88,6 +88,7 @@ def test_a_whole_day_runs_from_its_first_second_to_the_next_midnight() -> None:
         ("2025-06-12T09:15:00", "2025-06-12T09:15:00Z"),
         ("2025-06-12T09:15:00.250Z", "2025-06-12T09:15:00.250000Z"),
         (1749719700, "2025-06-12T09:15:00Z"),
+        (datetime(2025, 6, 12, 9, 15), "2025-06-12T09:15:00Z"),
     ],
 )
 def test_creation_times_are_stored_as_rfc3339_utc(given: object, expected: str) -> None:

@@ -97,7 +97,9 @@ def rfc3339(moment: datetime) -> str:
 
 
 def parse_moment(value: object, parameter: str = "created_at") -> datetime:
-    """A creation time from RFC 3339 / ISO 8601 text (no zone = UTC) or Unix seconds."""
+    """A creation time from a datetime, RFC 3339 / ISO 8601 text or Unix seconds (no zone = UTC)."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
     if isinstance(value, int | float) and not isinstance(value, bool):
         return datetime.fromtimestamp(value, UTC)
     if isinstance(value, str):
