@@ -15,7 +15,7 @@ from qdrant_client import models
 from rapidfuzz import fuzz
 
 from core.backend import VectorBackend
-from core.contracts.books import BOOK_ID, CHAPTER, COLLECTION, REACHES, READ_UP_TO
+from core.contracts.books import BOOK_ID, CHAPTER, COLLECTION, REACHES, READ_UP_TO, BookSummary
 from core.embeddings import Embedder
 from core.fields import FilterableField, build_filter
 from retrievers.filtered import FilteredRetriever
@@ -31,14 +31,6 @@ class SentenceRef(BaseModel):
     chapter: int
     chapter_title: str
     sentence: str
-
-
-class BookSummary(BaseModel):
-    book_id: str
-    title: str
-    sentences: int
-    chapters: int
-    chunks: int
 
 
 def words(text: str) -> list[str]:
@@ -92,6 +84,11 @@ class BookLookup:
             return {}
         counts = self.backend.facet(self.collection, BOOK_ID.payload_key, None, _MAX_BOOKS)
         return dict(sorted(counts.items()))
+
+    def has_book(self, book_id: str) -> bool:
+        if not self.backend.collection_exists(self.collection):
+            return False
+        return self.backend.count(self.collection, self._filter(book_id)) > 0
 
     def sentence_count(self, book_id: str) -> int:
         """Sentences in the book (0 if it is not ingested)."""

@@ -25,6 +25,16 @@ class BookChunkPayload(BaseModel):
     )
 
 
+class BookSummary(BaseModel):
+    """What `list_books` reports of one ingested book."""
+
+    book_id: str
+    title: str
+    sentences: int = Field(description="Sentences in the book (sids 0 to sentences - 1).")
+    chapters: int = Field(description="Numbered chapters (text before chapter 1 not counted).")
+    chunks: int
+
+
 BOOK_ID = FilterableField(
     name="book_id",
     field_type=FieldType.KEYWORD,
