@@ -9,6 +9,7 @@ count, facet, delete by filter, payload indexes, collection metadata). Filters a
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # kept out of start-up: the server lists its tools before any engine is opened
@@ -60,6 +61,10 @@ class VectorBackend(ABC):
         order_by: models.OrderBy | None = None,
     ) -> list[models.Record]:
         """Points matching `flt`, skipping `offset`, ordered by `order_by` (else by id)."""
+
+    @abstractmethod
+    def points(self, collection: str, batch_size: int = 512) -> Iterator[list[models.Record]]:
+        """Every point with its vectors and payload, a page at a time (for migrations)."""
 
     @abstractmethod
     def count(self, collection: str, flt: models.Filter | None) -> int: ...

@@ -38,7 +38,7 @@ class Settings(BaseSettings):
     )
     backend: Literal["local", "edge", "server"] | None = Field(
         default=None,
-        description="Vector engine: embedded `local` or `edge`, or `server` (needs a URL).",
+        description="Vector engine: embedded `edge` (default) or `local`, or `server` (a URL).",
     )
     qdrant_url: str | None = Field(default=None, description="Qdrant server URL; implies server.")
     qdrant_api_key: SecretStr | None = Field(default=None, description="API key for the server.")
@@ -91,10 +91,18 @@ class Settings(BaseSettings):
 
     @property
     def effective_backend(self) -> str:
-        """The engine in use: a URL means the server; otherwise the embedded default."""
+        """The engine in use: a URL means the server; otherwise the embedded default, `edge`.
+
+        A data dir that holds only a local-mode store (from before edge was the default) keeps
+        using it, so existing data keeps working until `scoperag migrate --from local --to edge`.
+        """
         if self.qdrant_url:
             return "server"
-        return self.backend or "local"
+        if self.backend:
+            return self.backend
+        if (self.data_dir / "qdrant").is_dir() and not (self.data_dir / "edge").is_dir():
+            return "local"
+        return "edge"
 
     @property
     def effective_embed_model(self) -> str:

@@ -40,7 +40,7 @@ def shared_data() -> Path:
 
 # Engines every store-backed test runs on (the conformance suite): the embedded engines, plus a
 # Qdrant server when SCOPERAG_QDRANT_URL is set in the environment that starts pytest.
-BACKENDS = ["local"]
+BACKENDS = ["local", "edge"]
 SERVER_URL = os.environ.get("SCOPERAG_QDRANT_URL")
 if SERVER_URL:
     BACKENDS.append("server")

@@ -25,6 +25,7 @@ from core.edge_filters import to_edge_filter
 from core.edge_vector_store import EXACT_BELOW, HNSW_EF, MissingIndexError
 from core.errors import StoreLockedError
 from core.qdrant_client_backend import QdrantClientBackend
+from core.settings import Settings
 
 DIM = 8
 
@@ -217,3 +218,13 @@ def test_one_process_at_a_time(tmp_path: Path) -> None:
     assert other.returncode == 3 and "SCOPERAG_QDRANT_URL" in other.stdout
     holder.close()
     EdgeBackend.open(root).close()
+
+
+def test_edge_is_the_default_and_an_old_local_store_keeps_working(tmp_path: Path) -> None:
+    assert Settings(data_dir=tmp_path / "new").effective_backend == "edge"
+    old = tmp_path / "old"
+    QdrantClientBackend.local(old / "qdrant").close()
+    assert Settings(data_dir=old).effective_backend == "local"
+    assert Settings(data_dir=old, backend="edge").effective_backend == "edge"
+    EdgeBackend.open(old / "edge").close()  # migrated: both stores there, edge wins
+    assert Settings(data_dir=old).effective_backend == "edge"
