@@ -105,6 +105,8 @@ def item_node(record: dict[str, Any], document: DocumentInfo, source: str) -> Te
     name = str(fields.get("name") or "").strip()
     if not name:
         raise DndRejectedError("it has no name")
+    if record.get("pk") in (None, ""):
+        raise DndRejectedError("it has no pk (its key)")
     if fields.get("document") != document.pk:
         raise DndRejectedError(
             f"its document is {fields.get('document')!r}, but {DOCUMENT_FILE} of this folder "
@@ -203,7 +205,7 @@ def read_items(path: Path, document: DocumentInfo, report: FileReport) -> FileIt
     found = FileItems()
     other: dict[str, int] = {}
     for position, record in enumerate(records):
-        model = str(record.get("model") or "no model") if isinstance(record, dict) else "no model"
+        model = str(record.get("model") or "no model") if isinstance(record, dict) else "non-object"
         if model.removeprefix("api.") not in KIND_SPECS:
             other[model] = other.get(model, 0) + 1
             continue

@@ -22,7 +22,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         One item per spell, creature, equipment, character option or rule; files of other
         kinds are skipped with a note; re-ingesting a file replaces its items.
         """
-        from server.dnd_tools import ingest_paths
+        from server.dnd_service import ingest_paths
         from server.runtime import Runtime
 
         runtime = Runtime(load_settings())

@@ -1,30 +1,23 @@
 """dnd profile tools: search_dnd_content, the five lookups and list_documents (Open5e content).
 
 Every tool takes `documents` (source slugs): left out = all, [] = nothing (with a message), an
-unknown slug = nothing (with a message naming the known ones); it is ANDed with the rest.
+unknown slug = nothing (with a message naming the known ones); it is ANDed with the rest. The
+handlers (and LlamaIndex, qdrant-client) load on the first call: `server.dnd_service`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
+from functools import cache
 from typing import Any
 
 from fastmcp import FastMCP
-from llama_index.core.llms.mock import MockLLM
-from llama_index.core.retrievers import QueryFusionRetriever
-from llama_index.core.retrievers.fusion_retriever import FUSION_MODES
-from llama_index.core.schema import BaseNode
-from llama_index.core.vector_stores.utils import metadata_dict_to_node
 from pydantic import BaseModel, Field, field_validator
-from qdrant_client import models
 
 from core.contracts.dnd import (
     CHALLENGE_RATING,
-    COLLECTION,
     DOCUMENTS,
     ITEM_TYPE,
-    KINDS,
     LEVEL,
     OPTION_TYPE,
     RULE_TYPE,
@@ -33,18 +26,9 @@ from core.contracts.dnd import (
     DndItemPayload,
     parse_challenge_rating,
 )
-from core.fields import FieldType, FilterableField, build_filter, empty_selection
-from pipelines.dnd import FileProgress, ingest_folders
-from retrievers.filtered import FilteredRetriever
-from retrievers.name_match import NameMatchRetriever
+from core.fields import FilterableField
 from server.runtime import Runtime
 from server.tooling import ModelTool, params_model
-
-EMPTY_HINT = (
-    "No D&D content is ingested yet. Run `scoperag ingest dnd DIR` on Open5e fixture folders "
-    "(such as data/v1/wotc-srd), with the server stopped when it uses the embedded store."
-)
-_MANY = 10_000  # facet limit for "every value" (documents, kinds, sub-types)
 
 
 class SearchParams(BaseModel):
@@ -167,159 +151,19 @@ _SHARED_RULES = (
 )
 
 
-def _equals(key: str, value: Any) -> models.FieldCondition:
-    return models.FieldCondition(key=key, match=models.MatchValue(value=value))
-
-
-def _hit(node: BaseNode, score: float | None = None, match: str | None = None) -> DndHit:
-    return DndHit(**node.metadata, text=node.get_content(), score=score, match=match)
-
-
-class DndTools:
-    """The dnd profile's handlers over one runtime."""
-
-    def __init__(self, runtime: Runtime) -> None:
-        self.runtime = runtime
-
-    def known_documents(self) -> dict[str, int]:
-        """Slug -> number of items, for every ingested document."""
-        return self.runtime.backend.facet(COLLECTION, "document", None, _MANY)
-
-    def _refusal(self, fields: tuple[FilterableField, ...], values: dict[str, Any]) -> str | None:
-        """Why the answer is empty before asking: `[]`, nothing ingested, unknown slugs."""
-        if reason := empty_selection(fields, values):
-            return reason
-        if not self.runtime.backend.collection_exists(COLLECTION):
-            return EMPTY_HINT
-        wanted = values.get("documents")
-        known = sorted(self.known_documents()) if wanted else []
-        unknown = [slug for slug in wanted or [] if slug not in known]
-        if unknown:
-            return (
-                f"Unknown document slug(s) {unknown} in 'documents'; known slugs: "
-                f"{', '.join(known) or 'none'}. Nothing was searched."
-            )
-        return None
-
-    def _unknown_values(self, lookup: Lookup, values: dict[str, Any]) -> list[str]:
-        """Notes on free-text keyword filters whose value no item of the kind has."""
-        notes = []
-        for field in lookup.fields:
-            value = values.get(field.name)
-            if field.field_type is not FieldType.KEYWORD or field.choices or field.is_list:
-                continue
-            if value is None:
-                continue
-            known = self.runtime.backend.facet(
-                COLLECTION,
-                field.payload_key,
-                models.Filter(must=[_equals("kind", lookup.kind)]),
-                _MANY,
-            )
-            if value not in known:
-                listed = ", ".join(sorted(known))
-                notes.append(f"No {lookup.kind} has {field.name} {value!r}; known: {listed}.")
-        return notes
-
-    def lookup(self, lookup: Lookup, params: BaseModel) -> DndResult:
-        values = params.model_dump()
-        if reason := self._refusal(lookup.fields, values):
-            return DndResult(results=[], total=0, message=reason)
-        backend = self.runtime.backend
-        flt = build_filter(lookup.fields, values, extra=[_equals("kind", lookup.kind)])
-        if values["name"]:
-            names = NameMatchRetriever(
-                backend, COLLECTION, flt, values["limit"], tie_key="document"
-            )
-            matches = names.matches(values["name"])
-            how = {match.name: match.match for match in matches}
-            results = [
-                _hit(found.node, found.score, how[found.node.metadata["name"]])
-                for found in names.retrieve_matches(matches)
-            ]
-            total = sum(match.count for match in matches)
-        else:
-            records = backend.scroll(
-                COLLECTION, flt, values["limit"], order_by=models.OrderBy(key="name_order")
-            )
-            results = [_hit(metadata_dict_to_node(record.payload)) for record in records]
-            total = backend.count(COLLECTION, flt)
-        if not results:
-            notes = self._unknown_values(lookup, values)
-            message = " ".join([f"No {lookup.kind} matches these filters.", *notes])
-        elif total > len(results):
-            message = f"Showing {len(results)} of {total}; narrow the filters or raise 'limit'."
-        else:
-            message = None
-        return DndResult(results=results, total=total, message=message)
-
-    def search(self, params: SearchParams) -> DndResult:
-        values = params.model_dump()
-        if reason := self._refusal((DOCUMENTS,), values):
-            return DndResult(results=[], total=0, message=reason)
-        backend = self.runtime.backend
-        flt = build_filter([DOCUMENTS], values)
-        limit = values["limit"]
-        fusion = QueryFusionRetriever(
-            [
-                FilteredRetriever(backend, self.runtime.embedder, COLLECTION, flt, limit),
-                NameMatchRetriever(backend, COLLECTION, flt, limit, tie_key="document"),
-            ],
-            llm=MockLLM(),  # num_queries=1: the query is used as given, no LLM is ever asked
-            mode=FUSION_MODES.RECIPROCAL_RANK,
-            similarity_top_k=limit,
-            num_queries=1,
-            use_async=False,
-        )
-        results = [_hit(found.node, found.score) for found in fusion.retrieve(values["query"])]
-        return DndResult(
-            results=results,
-            total=len(results),
-            message=None if results else "Nothing matches in these documents.",
-        )
-
-    def list_documents(self, _params: BaseModel) -> DocumentList:
-        backend = self.runtime.backend
-        if not backend.collection_exists(COLLECTION):
-            return DocumentList(documents=[], message=EMPTY_HINT)
-        documents = []
-        for slug, total in sorted(self.known_documents().items()):
-            in_document = models.Filter(must=[_equals("document", slug)])
-            first = backend.scroll(COLLECTION, in_document, limit=1)
-            counts = backend.facet(COLLECTION, "kind", in_document, len(KINDS))
-            documents.append(
-                DocumentSummary(
-                    document=slug,
-                    title=first[0].payload.get("document_title") if first else None,
-                    total=total,
-                    counts=dict(sorted(counts.items())),
-                )
-            )
-        return DocumentList(documents=documents, message=None if documents else EMPTY_HINT)
-
-
-def ingest_paths(
-    runtime: Runtime, paths: list[Path], progress: FileProgress | None
-) -> IngestResult:
-    """Ingest Open5e folders (or a folder of them, or single files) into the dnd collection."""
-    reports = ingest_folders(paths, runtime.backend, runtime.embedder, progress)
-    files = [{k: v for k, v in vars(report).items() if v not in (None, [])} for report in reports]
-    ok = sum(report.ok for report in reports)
-    return IngestResult(
-        files=files,
-        ingested=ok,
-        skipped=len(reports) - ok,
-        items=sum(report.items for report in reports),
-    )
-
-
 def _tool_model(tool: str) -> str:
     return "".join(part.title() for part in tool.split("_")) + "Params"
 
 
 def build(runtime: Runtime) -> FastMCP:
-    """The dnd sub-server."""
-    tools = DndTools(runtime)
+    """The dnd sub-server; its handlers (and their heavy imports) load on the first call."""
+
+    @cache
+    def service() -> Any:
+        from server.dnd_service import DndService
+
+        return DndService(runtime)
+
     mcp = FastMCP("scoperag-dnd")
     mcp.add_tool(
         ModelTool.build(
@@ -328,7 +172,7 @@ def build(runtime: Runtime) -> FastMCP:
             "meaning and by name at once; the hits of both are merged without duplicates."
             + _SHARED_RULES,
             params_model("SearchDndContentParams", SearchParams, [DOCUMENTS]),
-            tools.search,
+            lambda params: service().search(params),
             DndResult,
         )
     )
@@ -340,7 +184,7 @@ def build(runtime: Runtime) -> FastMCP:
                 + " The same name in two documents gives two results."
                 + _SHARED_RULES,
                 params_model(_tool_model(lookup.tool), LookupParams, lookup.fields),
-                lambda params, lookup=lookup: tools.lookup(lookup, params),
+                lambda params, lookup=lookup: service().lookup(lookup, params),
                 DndResult,
             )
         )
@@ -350,7 +194,7 @@ def build(runtime: Runtime) -> FastMCP:
             "List every ingested D&D source document: its slug (for `documents`), title and "
             "number of items per kind.",
             NoParams,
-            tools.list_documents,
+            lambda params: service().list_documents(params),
             DocumentList,
         )
     )

@@ -70,10 +70,11 @@ def folder(tmp_path: Path, shared_data: Path) -> Path:
     spells = json.loads((srd / "Spell.json").read_text())[:3]
     no_name = {**spells[0], "pk": "nameless", "fields": {**spells[0]["fields"], "name": ""}}
     elsewhere = {**spells[1], "pk": "elsewhere", "fields": {**spells[1]["fields"], "document": 99}}
+    keyless = {key: value for key, value in spells[2].items() if key != "pk"}
     target = tmp_path / "srd-sample"
     target.mkdir()
     (target / "Document.json").write_text((srd / "Document.json").read_text())
-    (target / "Spell.json").write_text(json.dumps([*spells, no_name, elsewhere]))
+    (target / "Spell.json").write_text(json.dumps([*spells, no_name, elsewhere, keyless]))
     (target / "Weapon.json").write_text(
         json.dumps(json.loads((srd / "Weapon.json").read_text())[:2])
     )
@@ -102,6 +103,7 @@ def test_bad_files_and_records_are_reported_and_skipped(
     assert by_name["Spell.json"].items == 3
     assert any("it has no name" in note for note in by_name["Spell.json"].notes)
     assert any("its document is 99" in note for note in by_name["Spell.json"].notes)
+    assert any("it has no pk" in note for note in by_name["Spell.json"].notes)
     assert by_name["Weapon.json"].items == 2
     assert "not readable JSON" in by_name["Monster.json"].error
     assert "not a kind this profile ingests" in by_name["SpellList.json"].notes[0]

@@ -6,6 +6,8 @@ Expected figures are counted from the Open5e files themselves, not from the pipe
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Callable
 from fractions import Fraction
@@ -17,7 +19,7 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
 from server.app import build_server
-from server.dnd_tools import ingest_paths
+from server.dnd_service import ingest_paths
 from server.runtime import Runtime
 
 SLUGS = ["a5e", "tob", "wotc-srd"]
@@ -307,3 +309,15 @@ async def test_empty_store_says_how_to_ingest(make_runtime: Callable[..., Runtim
         for tool, arguments in [("lookup_spell", {"name": "Fireball"}), ("list_documents", {})]:
             result = (await empty.call_tool(tool, arguments)).structured_content
             assert "scoperag ingest dnd" in result["message"]
+
+
+def test_listing_the_tools_loads_neither_llamaindex_nor_qdrant_client() -> None:
+    """Regression: the server lists its tools at start-up before any handler is needed."""
+    probe = (
+        "import sys; from server.dnd_tools import build; from server.runtime import Runtime; "
+        "build(Runtime()); print(sorted(m for m in ('llama_index.core', 'qdrant_client', "
+        "'torch') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

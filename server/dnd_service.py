@@ -1,0 +1,177 @@
+"""dnd profile handlers: the work behind the tools declared in `server.dnd_tools`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from llama_index.core.llms.mock import MockLLM
+from llama_index.core.retrievers import QueryFusionRetriever
+from llama_index.core.retrievers.fusion_retriever import FUSION_MODES
+from llama_index.core.schema import BaseNode
+from llama_index.core.vector_stores.utils import metadata_dict_to_node
+from pydantic import BaseModel
+from qdrant_client import models
+
+from core.contracts.dnd import COLLECTION, DOCUMENTS, KINDS
+from core.fields import FieldType, FilterableField, build_filter, empty_selection
+from pipelines.dnd import FileProgress, ingest_folders
+from retrievers.filtered import FilteredRetriever
+from retrievers.name_match import NameMatchRetriever
+from server.dnd_tools import (
+    DndHit,
+    DndResult,
+    DocumentList,
+    DocumentSummary,
+    IngestResult,
+    Lookup,
+    SearchParams,
+)
+from server.runtime import Runtime
+
+EMPTY_HINT = (
+    "No D&D content is ingested yet. Run `scoperag ingest dnd DIR` on Open5e fixture folders "
+    "(such as data/v1/wotc-srd), with the server stopped when it uses the embedded store."
+)
+_MANY = 10_000  # facet limit for "every value" (documents, kinds, sub-types)
+
+
+def _equals(key: str, value: Any) -> models.FieldCondition:
+    return models.FieldCondition(key=key, match=models.MatchValue(value=value))
+
+
+def _hit(node: BaseNode, score: float | None = None, match: str | None = None) -> DndHit:
+    return DndHit(**node.metadata, text=node.get_content(), score=score, match=match)
+
+
+class DndService:
+    """The dnd profile's handlers over one runtime."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    def known_documents(self) -> dict[str, int]:
+        """Slug -> number of items, for every ingested document."""
+        return self.runtime.backend.facet(COLLECTION, "document", None, _MANY)
+
+    def _refusal(self, fields: tuple[FilterableField, ...], values: dict[str, Any]) -> str | None:
+        """Why the answer is empty before asking: `[]`, nothing ingested, unknown slugs."""
+        if reason := empty_selection(fields, values):
+            return reason
+        if not self.runtime.backend.collection_exists(COLLECTION):
+            return EMPTY_HINT
+        wanted = values.get("documents")
+        known = sorted(self.known_documents()) if wanted else []
+        unknown = [slug for slug in wanted or [] if slug not in known]
+        if unknown:
+            return (
+                f"Unknown document slug(s) {unknown} in 'documents'; known slugs: "
+                f"{', '.join(known) or 'none'}. Nothing was searched."
+            )
+        return None
+
+    def _unknown_values(self, lookup: Lookup, values: dict[str, Any]) -> list[str]:
+        """Notes on free-text keyword filters whose value no item of the kind has."""
+        of_kind = models.Filter(must=[_equals("kind", lookup.kind)])
+        notes = []
+        for field in lookup.fields:
+            value = values.get(field.name)
+            free_text = field.field_type is FieldType.KEYWORD and not field.choices
+            if value is None or not free_text or field.is_list:
+                continue
+            known = self.runtime.backend.facet(COLLECTION, field.payload_key, of_kind, _MANY)
+            if value not in known:
+                listed = ", ".join(sorted(known))
+                notes.append(f"No {lookup.kind} has {field.name} {value!r}; known: {listed}.")
+        return notes
+
+    def lookup(self, lookup: Lookup, params: BaseModel) -> DndResult:
+        values = params.model_dump()
+        if reason := self._refusal(lookup.fields, values):
+            return DndResult(results=[], total=0, message=reason)
+        backend = self.runtime.backend
+        flt = build_filter(lookup.fields, values, extra=[_equals("kind", lookup.kind)])
+        if values["name"]:
+            names = NameMatchRetriever(
+                backend, COLLECTION, flt, values["limit"], tie_key="document"
+            )
+            matches = names.matches(values["name"])
+            how = {match.name: match.match for match in matches}
+            results = [
+                _hit(found.node, found.score, how[found.node.metadata["name"]])
+                for found in names.retrieve_matches(matches)
+            ]
+            total = sum(match.count for match in matches)
+        else:
+            records = backend.scroll(
+                COLLECTION, flt, values["limit"], order_by=models.OrderBy(key="name_order")
+            )
+            results = [_hit(metadata_dict_to_node(record.payload)) for record in records]
+            total = backend.count(COLLECTION, flt)
+        if not results:
+            notes = self._unknown_values(lookup, values)
+            message = " ".join([f"No {lookup.kind} matches these filters.", *notes])
+        elif total > len(results):
+            message = f"Showing {len(results)} of {total}; narrow the filters or raise 'limit'."
+        else:
+            message = None
+        return DndResult(results=results, total=total, message=message)
+
+    def search(self, params: SearchParams) -> DndResult:
+        values = params.model_dump()
+        if reason := self._refusal((DOCUMENTS,), values):
+            return DndResult(results=[], total=0, message=reason)
+        backend = self.runtime.backend
+        flt = build_filter([DOCUMENTS], values)
+        limit = values["limit"]
+        fusion = QueryFusionRetriever(
+            [
+                FilteredRetriever(backend, self.runtime.embedder, COLLECTION, flt, limit),
+                NameMatchRetriever(backend, COLLECTION, flt, limit, tie_key="document"),
+            ],
+            llm=MockLLM(),  # num_queries=1: the query is used as given, no LLM is ever asked
+            mode=FUSION_MODES.RECIPROCAL_RANK,
+            similarity_top_k=limit,
+            num_queries=1,
+            use_async=False,
+        )
+        results = [_hit(found.node, found.score) for found in fusion.retrieve(values["query"])]
+        return DndResult(
+            results=results,
+            total=len(results),
+            message=None if results else "Nothing matches in these documents.",
+        )
+
+    def list_documents(self, _params: BaseModel) -> DocumentList:
+        backend = self.runtime.backend
+        if not backend.collection_exists(COLLECTION):
+            return DocumentList(documents=[], message=EMPTY_HINT)
+        documents = []
+        for slug, total in sorted(self.known_documents().items()):
+            in_document = models.Filter(must=[_equals("document", slug)])
+            first = backend.scroll(COLLECTION, in_document, limit=1)
+            counts = backend.facet(COLLECTION, "kind", in_document, len(KINDS))
+            documents.append(
+                DocumentSummary(
+                    document=slug,
+                    title=first[0].payload.get("document_title") if first else None,
+                    total=total,
+                    counts=dict(sorted(counts.items())),
+                )
+            )
+        return DocumentList(documents=documents, message=None if documents else EMPTY_HINT)
+
+
+def ingest_paths(
+    runtime: Runtime, paths: list[Path], progress: FileProgress | None
+) -> IngestResult:
+    """Ingest Open5e folders (or a folder of them, or single files) into the dnd collection."""
+    reports = ingest_folders(paths, runtime.backend, runtime.embedder, progress)
+    files = [{k: v for k, v in vars(report).items() if v not in (None, [])} for report in reports]
+    ok = sum(report.ok for report in reports)
+    return IngestResult(
+        files=files,
+        ingested=ok,
+        skipped=len(reports) - ok,
+        items=sum(report.items for report in reports),
+    )
