@@ -327,3 +327,15 @@ async def test_schema_types_and_read_only_hint(memory_server) -> None:
     assert (
         not tools["store_memory"].annotations or not tools["store_memory"].annotations.readOnlyHint
     )
+
+
+async def test_growing_top_k_rounds_find_the_same_ranked_list(
+    memory_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ranked total needs every hit above the floor: small rounds must add up to one big."""
+    query = {"query": "storage configuration", "min_similarity": 0.1, "page_size": 100}
+    whole = await search(memory_server, **query)
+    monkeypatch.setattr("retrievers.ranked.FIRST_ROUND", 2)
+    monkeypatch.setattr("retrievers.ranked.GROWTH", 2)
+    rounds = await search(memory_server, **query)
+    assert rounds == whole and whole["total"] > 8
