@@ -58,6 +58,17 @@ def _describe(error: ValidationError) -> str:
     return "; ".join(problems)
 
 
+def _parse(raw: str) -> DocLine:
+    """One line as a document; `ValueError` (or pydantic's subclass of it) says what is wrong."""
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"expected a JSON object, got a JSON {type(data).__name__}")
+    return DocLine.model_validate(data)
+
+
 def read_lines(path: Path, report: DocsIngestReport) -> Iterator[tuple[int, DocLine]]:
     """Valid documents with their line numbers; bad lines go into `report.skipped`."""
     with path.open(encoding="utf-8-sig") as lines:
@@ -66,14 +77,14 @@ def read_lines(path: Path, report: DocsIngestReport) -> Iterator[tuple[int, DocL
             if not raw.strip():
                 continue
             try:
-                data = json.loads(raw)
-                if not isinstance(data, dict):
-                    raise ValueError(f"expected a JSON object, got {type(data).__name__}")
-                yield number, DocLine.model_validate(data)
+                line = _parse(raw)
             except ValidationError as exc:
                 report.skipped.append(LineError(line=number, error=_describe(exc)))
-            except ValueError as exc:  # json.JSONDecodeError is a ValueError
-                report.skipped.append(LineError(line=number, error=f"not a JSON object ({exc})"))
+                continue
+            except ValueError as exc:
+                report.skipped.append(LineError(line=number, error=str(exc)))
+                continue
+            yield number, line
 
 
 class NumberChunks(TransformComponent):

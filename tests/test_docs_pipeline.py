@@ -73,7 +73,7 @@ def test_bad_lines_are_reported_by_number_and_the_rest_go_in(
     report = ingest_docs_jsonl(path, runtime.backend, runtime.embedder)
     skipped = {item.line: item.error for item in report.skipped}
     assert sorted(skipped) == [2, 3, 5, 6, 7]
-    assert "not a JSON object" in skipped[2]
+    assert "not valid JSON" in skipped[2]
     assert "'status' is missing" in skipped[3]
     assert "'scope' is 'team'" in skipped[5]
     assert "'updated_at' is '2025-06-01T12:00:00'" in skipped[6] and "time zone" in skipped[6]
