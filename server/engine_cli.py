@@ -197,6 +197,10 @@ def register(cli: click.Group, ingest: click.Group) -> None:
             )
         import runpy
 
+        saved = sys.argv, list(sys.path)
         sys.argv = [str(BENCH_SCRIPT), *args]
-        sys.path.insert(0, str(BENCH_SCRIPT.parent))
-        runpy.run_path(str(BENCH_SCRIPT), run_name="__main__")
+        sys.path.insert(0, str(BENCH_SCRIPT.parent))  # its sibling modules
+        try:
+            runpy.run_path(str(BENCH_SCRIPT), run_name="__main__")
+        finally:
+            sys.argv, sys.path[:] = saved

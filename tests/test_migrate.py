@@ -124,3 +124,9 @@ def test_an_open_store_is_explained(data_dir: Path) -> None:
     result = _migrate(data_dir, "--from", "local", "--to", "edge")
     holder.close()
     assert result.exit_code == 1 and "already open in another process" in result.output
+
+
+def test_bench_command_passes_its_arguments_to_the_harness() -> None:
+    result = CliRunner().invoke(cli, ["bench", "--help"])
+    assert result.exit_code == 0
+    assert "--sizes" in result.output and "recall@10" in result.output

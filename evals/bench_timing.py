@@ -1,0 +1,150 @@
+"""Where a tool call's time goes: the embedder, the engine, and the rest (MCP, pydantic, Python).
+
+`TimedEmbedder` and `TimedBackend` wrap the real ones and add up the seconds spent inside them;
+the backend wrapper also times the vector stores it hands out and remembers the last vector query
+(vector, filter, top-k), so the same query can be replayed straight on the engine.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from qdrant_client import models
+
+from core.backend import DENSE_VECTOR, VectorBackend
+from core.embeddings import Embedder
+
+
+@dataclass
+class Clock:
+    """Seconds spent in the embedder and in the engine since the last reset."""
+
+    embedding: float = 0.0
+    engine: float = 0.0
+    last_query: dict[str, Any] = field(default_factory=dict)
+
+    def reset(self) -> None:
+        self.embedding = self.engine = 0.0
+        self.last_query = {}
+
+
+def _timed(call: Callable[..., Any], clock: Clock, bucket: str) -> Callable[..., Any]:
+    def run(*args: Any, **kwargs: Any) -> Any:
+        began = time.perf_counter()
+        try:
+            return call(*args, **kwargs)
+        finally:
+            setattr(clock, bucket, getattr(clock, bucket) + time.perf_counter() - began)
+
+    return run
+
+
+class TimedEmbedder(Embedder):
+    """The real embedder, its query and text embedding time added to a clock."""
+
+    def __init__(self, inner: Embedder, clock: Clock) -> None:
+        super().__init__(inner.settings)
+        self.__dict__["model"] = inner.model
+        self.clock = clock
+
+    def embed_query(self, text: str) -> list[float]:
+        return _timed(super().embed_query, self.clock, "embedding")(text)
+
+    def embed_texts(self, texts: list[str]) -> list[list[float]]:
+        return _timed(super().embed_texts, self.clock, "embedding")(texts)
+
+
+class _TimedStore:
+    def __init__(self, store: Any, clock: Clock) -> None:
+        self._store = store
+        self._clock = clock
+
+    def query(self, query: Any, **kwargs: Any) -> Any:
+        self._clock.last_query = {
+            "vector": query.query_embedding,
+            "filter": kwargs.get("qdrant_filters"),
+            "top_k": query.similarity_top_k,
+        }
+        return _timed(self._store.query, self._clock, "engine")(query, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._store, name)
+        return _timed(attribute, self._clock, "engine") if callable(attribute) else attribute
+
+
+class TimedBackend:
+    """Proxy of a `VectorBackend`: every call (and every vector store call) timed as engine."""
+
+    def __init__(self, backend: VectorBackend, clock: Clock) -> None:
+        self.inner = backend
+        self._clock = clock
+
+    def vector_store(self, collection: str) -> _TimedStore:
+        return _TimedStore(self.inner.vector_store(collection), self._clock)
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self.inner, name)
+        return _timed(attribute, self._clock, "engine") if callable(attribute) else attribute
+
+
+def raw_query(
+    backend: VectorBackend, collection: str, vector: list[float], flt: Any, top_k: int
+) -> list[str]:
+    """The vector query straight on the engine (no LlamaIndex, no MCP); returns the point ids."""
+    if backend.name == "edge":
+        import qdrant_edge as edge
+
+        from core.edge_filters import to_edge_filter
+
+        store = backend.vector_store(collection)
+        edge_filter = to_edge_filter(flt)
+        points = store.client.query(
+            edge.QueryRequest(
+                limit=top_k,
+                query=edge.Query.Nearest(vector, using=DENSE_VECTOR),
+                filter=edge_filter,
+                params=store.plan_search(edge_filter, top_k),
+            )
+        )
+    else:
+        points = backend.client.query_points(
+            collection, query=vector, using=DENSE_VECTOR, query_filter=flt, limit=top_k
+        ).points
+    return [str(point.id) for point in points]
+
+
+def edge_top_ids(
+    backend: VectorBackend,
+    collection: str,
+    vector: list[float],
+    flt: models.Filter | None,
+    params: Any,
+    top_k: int = 10,
+) -> list[str]:
+    """Top-k ids on Edge with explicit search params (None: the engine's defaults)."""
+    import qdrant_edge as edge
+
+    from core.edge_filters import to_edge_filter
+
+    points = backend.vector_store(collection).client.query(
+        edge.QueryRequest(
+            limit=top_k,
+            query=edge.Query.Nearest(vector, using=DENSE_VECTOR),
+            filter=to_edge_filter(flt),
+            params=params,
+        )
+    )
+    return [str(point.id) for point in points]
+
+
+def percentiles(seconds: list[float]) -> dict[str, float]:
+    """p50 and p95 in milliseconds."""
+    if not seconds:
+        return {"p50": float("nan"), "p95": float("nan")}
+    ms = sorted(1000 * s for s in seconds)
+    p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
+    return {"p50": round(statistics.median(ms), 3), "p95": round(p95, 3)}
