@@ -34,6 +34,8 @@ def read_text(path: Path) -> str:
         raise BookRejectedError("the file does not exist") from None
     except IsADirectoryError:
         raise BookRejectedError("it is a directory, not a text file") from None
+    except OSError as exc:
+        raise BookRejectedError(f"it cannot be read ({exc.strerror})") from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

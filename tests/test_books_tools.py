@@ -15,7 +15,8 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from qdrant_client import models
 
-from core.contracts.books import COLLECTION
+from core.contracts.books import BOOK_INDEXES, COLLECTION
+from core.fields import index_plan
 from pipelines.book import Book, ingest_book, read_book
 from server.app import build_server
 from server.cli import cli
@@ -84,6 +85,10 @@ async def test_list_books_counts_sentences_and_chapters(books_runtime: Runtime, 
     assert info["sentences"] == len(book.sentences) and info["chapters"] == LAST_CHAPTER
     count = books_runtime.backend.count(COLLECTION, None)
     assert info["chunks"] == count
+    declared = index_plan(BOOK_INDEXES)
+    assert (declared["book_id"], declared["pos_start"]) == ("keyword", "integer")
+    if books_runtime.settings.effective_backend != "local":  # local mode keeps no indexes
+        assert set(books_runtime.backend.payload_indexes(COLLECTION)) >= set(declared)
 
 
 async def test_position_by_sentence_chapter_and_quote(books_runtime: Runtime, book: Book) -> None:
