@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import os
 
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
@@ -39,8 +38,6 @@ def build_server(runtime: Runtime | None = None) -> FastMCP:
         "scoperag", instructions=INSTRUCTIONS, middleware=[ScoperagErrorMiddleware(serialise)]
     )
     for profile in runtime.settings.profiles:
-        if importlib.util.find_spec(PROFILE_MODULES[profile]) is None:  # TEMP: until all profiles land
-            continue
         module = importlib.import_module(PROFILE_MODULES[profile])
         mcp.mount(module.build(runtime))
     mcp.runtime = runtime  # type: ignore[attr-defined]
