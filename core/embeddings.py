@@ -9,7 +9,7 @@ from functools import cached_property
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from pydantic import BaseModel
 
-from core.errors import EmbedderMismatchError
+from core.errors import EmbedderMismatchError, EmbeddingServiceError
 from core.settings import Settings
 
 
@@ -61,7 +61,14 @@ class Embedder:
 
     @cached_property
     def info(self) -> EmbedderInfo:
-        dimension = self.settings.embed_dimensions or len(self.embed_query("dimension probe"))
+        dimension = len(self.embed_query("dimension probe"))
+        wanted = self.settings.embed_dimensions
+        if wanted and wanted != dimension:
+            raise EmbeddingServiceError(
+                f"SCOPERAG_EMBED_DIMENSIONS={wanted}, but {self.settings.embed_provider}/"
+                f"{self.settings.effective_embed_model} returns {dimension}-d vectors. Unset it, "
+                f"or choose a model that can produce {wanted} dimensions."
+            )
         return EmbedderInfo(
             provider=self.settings.embed_provider,
             model=self.settings.effective_embed_model,
