@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import qdrant_edge as edge
 from llama_index.core import MockEmbedding, VectorStoreIndex
 from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from llama_index.core.vector_stores import MetadataFilter, MetadataFilters, VectorStoreQuery
@@ -149,7 +150,9 @@ def test_search_plan_follows_the_filter(tmp_path: Path) -> None:
         "big",
         [
             models.PointStruct(
-                id=n, vector={DENSE_VECTOR: _vector(rng)[:4]}, payload={"part": n % 4}
+                id=n,
+                vector={DENSE_VECTOR: _vector(rng)[:4]},
+                payload={"part": n % 4, "rare": n % 100 == 0},
             )
             for n in range(total)
         ],
@@ -164,10 +167,19 @@ def test_search_plan_follows_the_filter(tmp_path: Path) -> None:
     half = models.Filter(must=[models.FieldCondition(key="part", range=models.Range(lt=2))])
     quarter = models.Filter(must=[models.FieldCondition(key="part", range=models.Range(lt=1))])
     few = models.Filter(must=[models.HasIdCondition(has_id=list(range(50)))])
+    # no index on "rare": the engine's estimate is far above the 440 points that match
+    rare = models.Filter(
+        must=[models.FieldCondition(key="rare", match=models.MatchValue(value=True))]
+    )
     assert plan(None) == (HNSW_EF, False)
     assert plan(half) == (2 * HNSW_EF, False)
     assert plan(quarter) == (None, True)  # 11,000 matches: below EXACT_BELOW
     assert plan(few) == (None, True)
+    assert (
+        store.client.count(edge.CountRequest(exact=False, filter=to_edge_filter(rare)))
+        > EXACT_BELOW
+    )
+    assert plan(rare) == (None, True)
     assert plan(half, {"hnsw_ef": 32}) == (32, False)
     backend.close()
 
