@@ -59,7 +59,7 @@ class IndexesMissingError(ScoperagError):
         super().__init__(
             f"Collection '{collection}' on the Qdrant server is missing the required payload "
             f"index(es) {', '.join(missing)}, so filtered searches are refused. Run "
-            "`scoperag indexes ensure` (or restart the server's ingestion) to create them."
+            "`scoperag indexes ensure` with SCOPERAG_QDRANT_URL set to this server to create them."
         )
 
 
