@@ -36,7 +36,8 @@ def _value(value: Any) -> Any:
     return numpy.bool_(value) if isinstance(value, bool) else value
 
 
-def _point_id(point_id: Any) -> int | str:
+def plain_id(point_id: Any) -> int | str:
+    """A point id as qdrant-client spells it: an integer, or a UUID as a string."""
     return point_id if isinstance(point_id, int) else str(point_id)
 
 
@@ -100,7 +101,7 @@ _CONDITIONS: dict[type, Callable[[Any], Any]] = {
     models.FieldCondition: _field,
     models.IsEmptyCondition: lambda c: edge.IsEmptyCondition(c.is_empty.key),
     models.IsNullCondition: lambda c: edge.IsNullCondition(c.is_null.key),
-    models.HasIdCondition: lambda c: edge.HasIdCondition({_point_id(i) for i in c.has_id}),
+    models.HasIdCondition: lambda c: edge.HasIdCondition({plain_id(i) for i in c.has_id}),
     models.HasVectorCondition: lambda c: edge.HasVectorCondition(c.has_vector),
     models.NestedCondition: lambda c: edge.NestedCondition(
         c.nested.key, to_edge_filter(c.nested.filter)

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
-from uuid import UUID
 
 import qdrant_edge as edge
 from llama_index.core.schema import BaseNode
@@ -29,7 +28,7 @@ from pydantic import PrivateAttr
 from qdrant_client import models
 
 from core.backend import DENSE_VECTOR
-from core.edge_filters import to_edge_filter, to_edge_order_by
+from core.edge_filters import plain_id, to_edge_filter, to_edge_order_by
 from core.errors import ScoperagError
 
 SOURCE_KEY = "doc_id"  # where LlamaIndex's Qdrant layout keeps a node's ref_doc_id
@@ -62,13 +61,9 @@ def _missing_index(collection: str, key: str, use: str) -> Iterator[None]:
         raise
 
 
-def _point_id(point_id: Any) -> Any:
-    return str(point_id) if isinstance(point_id, UUID) else point_id
-
-
 def _record(point: Any) -> models.Record:
     return models.Record(
-        id=_point_id(point.id),
+        id=plain_id(point.id),
         payload=point.payload,
         vector=point.vector,
         order_value=point.order_value,

@@ -33,6 +33,7 @@ os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 RESULTS = Path(__file__).resolve().parent / "results"
+ENGINES = ("local", "edge", "server")
 SLOW_ENGINE_SIZE = 20_000  # above it, local mode (a Python scan, a commit per point) gets
 SLOW_ENGINE_PROFILES = ["pdf", "memory"]  # fewer queries and two profiles: hours otherwise
 
@@ -322,12 +323,15 @@ def main(argv: list[str] | None = None) -> None:
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    parser.add_argument(
-        "--backends", nargs="+", default=["local", "edge"], choices=["local", "edge", "server"]
-    )
+    parser.add_argument("--backends", nargs="+", default=["local", "edge"], choices=ENGINES)
     parser.add_argument("--queries", type=int, default=30, help="Measured calls per tool call.")
     parser.add_argument("--profiles", nargs="+", default=["pdf", "books", "memory", "dnd", "docs"])
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="Keep the other runs of an earlier bench.json in --out (re-run one engine or size).",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -336,6 +340,12 @@ def main(argv: list[str] | None = None) -> None:
     from bench_report import write_report
 
     runs = []
+    earlier = args.out / "bench.json"
+    if args.merge and earlier.is_file():
+        wanted = {(size, backend) for size in args.sizes for backend in args.backends}
+        runs = [
+            r for r in json.loads(earlier.read_text()) if (r["size"], r["backend"]) not in wanted
+        ]
     for size in args.sizes:
         for backend in args.backends:
             command = [
@@ -354,6 +364,7 @@ def main(argv: list[str] | None = None) -> None:
             _log(f"== {backend} at {size} nodes")
             done = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=True)
             runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    runs.sort(key=lambda run: (run["size"], ENGINES.index(run["backend"])))
     write_report(runs, args.out)
 
 

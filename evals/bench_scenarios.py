@@ -174,7 +174,6 @@ def _memory() -> Scenario:
                     "query": q,
                     "mode": "hybrid",
                     "tags": [_pick(rng, _TAGS)],
-                    "min_similarity": 0.0,
                 },
             ),
             Call(
@@ -186,7 +185,6 @@ def _memory() -> Scenario:
                     "memory_type": _pick(rng, _TYPES),
                     "start_date": "2025-06-01",
                     "end_date": "2025-08-29",
-                    "min_similarity": 0.0,
                 },
             ),
             Call(
