@@ -9,10 +9,9 @@ so both interfaces refuse bad input with the same message.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, create_model
-from qdrant_client import models
 
 from core.contracts.docs import DOCS_FILTERS, SCOPES, TimestampError, parse_rfc3339
 from core.errors import InvalidParameterError
@@ -22,6 +21,9 @@ FILTER_CONTRACT = "docs_search_filters/v1"
 DEFAULT_STATUS = "active"
 _SCOPE_RULE = "one of " + ", ".join(SCOPES)
 _TEXT_RULE = "a non-empty string (exact match)"
+
+if TYPE_CHECKING:
+    from qdrant_client import models
 
 
 class DocsSearchFilters(BaseModel):

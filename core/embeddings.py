@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 import threading
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-from llama_index.core.base.embeddings.base import BaseEmbedding
 from pydantic import BaseModel
 
 from core.errors import EmbedderMismatchError, EmbeddingServiceError
 from core.settings import Settings
+
+if TYPE_CHECKING:  # LlamaIndex loads with the model, not at start-up
+    from llama_index.core.base.embeddings.base import BaseEmbedding
 
 
 class EmbedderInfo(BaseModel):

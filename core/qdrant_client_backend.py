@@ -73,8 +73,8 @@ class QdrantClientBackend(VectorBackend):
 
     def create_index(self, collection: str, key: str, schema: models.PayloadSchemaType) -> None:
         with warnings.catch_warnings():
-            # Local mode keeps the index definition but scans anyway; that is known and said
-            # in the README, so its per-index warning is noise here.
+            # Local mode ignores payload indexes (it scans every point, as the README says),
+            # so its warning for each one is noise here.
             warnings.simplefilter("ignore")
             logging.getLogger("qdrant_client").disabled = True
             try:

@@ -1,7 +1,7 @@
 """Docs profile figures: ingest throughput and search latency (in process, HTTP, MCP).
 
 Writes the fixture generator's JSONL, ingests it into a fresh store on one engine, then times
-searches with the docs_search_filters/v1 filters through `DocsTools.search`, through
+searches with the docs_search_filters/v1 filters through `DocsService.search`, through
 `POST /v2/docs/search/l0` on a real uvicorn server, and through `elf_docs_search_l0` (MCP, in
 memory). Prints p50/p95 per filter mix, throughput and peak memory.
 
@@ -91,10 +91,11 @@ async def _searches(runtime: Any, queries: int) -> None:
 
     from core.docs_filters import DocsSearchRequest
     from server.app import build_server
-    from server.docs_tools import SEARCH_PATH, DocsTools
+    from server.docs_service import DocsService
+    from server.docs_tools import SEARCH_PATH
     from server.http_app import build_http_app
 
-    tools = DocsTools(runtime)
+    tools = DocsService(runtime)
     tools.search(DocsSearchRequest(query="warm up"))
 
     async def in_process(arguments: dict) -> Any:

@@ -33,9 +33,8 @@ INSTRUCTIONS = (
 def build_server(runtime: Runtime | None = None) -> FastMCP:
     """The server for `runtime` (default: settings from the environment)."""
     runtime = runtime or Runtime(Settings())
-    serialise = runtime.settings.effective_backend != "server"
     mcp = FastMCP(
-        "scoperag", instructions=INSTRUCTIONS, middleware=[ScoperagErrorMiddleware(serialise)]
+        "scoperag", instructions=INSTRUCTIONS, middleware=[ScoperagErrorMiddleware(runtime)]
     )
     for profile in runtime.settings.profiles:
         module = importlib.import_module(PROFILE_MODULES[profile])

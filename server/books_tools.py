@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
-from functools import cache
-from typing import Any
 
 from fastmcp import FastMCP
 from pydantic import BaseModel, Field
 
 from core.contracts.books import BOOK_ID, DEFAULT_READER, BookSummary
 from server.runtime import Runtime
-from server.tooling import ModelTool, params_model
+from server.tooling import ModelTool, deferred_service, params_model
 
 _READER = Field(
     default=None,
@@ -100,13 +98,7 @@ class SearchBookResult(BaseModel):
 
 def build(runtime: Runtime) -> FastMCP:
     """The books sub-server; its handlers (and their heavy imports) load on the first call."""
-
-    @cache
-    def service() -> Any:
-        from server.books_service import BookService
-
-        return BookService(runtime)
-
+    service = deferred_service("server.books_service:BookService", runtime)
     mcp = FastMCP("scoperag-books")
     mcp.add_tool(
         ModelTool.build(

@@ -31,7 +31,7 @@ def run_friendly(action: Callable[[], Any]) -> Any:
         raise click.ClickException(str(exc)) from None
 
 
-def progress_bar(label: str) -> Callable[[int, int, str], None]:
+def progress_bar(label: str, unit: str = "file") -> Callable[[int, int, str], None]:
     """A tqdm bar on a terminal (silent elsewhere) driven by (done, total, note) callbacks."""
     from tqdm import tqdm
 
@@ -39,7 +39,7 @@ def progress_bar(label: str) -> Callable[[int, int, str], None]:
 
     def update(done: int, total: int, note: str) -> None:
         if "bar" not in bar:
-            bar["bar"] = tqdm(total=total, desc=label, unit="file", disable=not sys.stderr.isatty())
+            bar["bar"] = tqdm(total=total, desc=label, unit=unit, disable=not sys.stderr.isatty())
         bar["bar"].set_postfix_str(note)
         bar["bar"].n = done
         bar["bar"].refresh()

@@ -8,7 +8,6 @@ handlers (and LlamaIndex, qdrant-client) load on the first call: `server.dnd_ser
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from fastmcp import FastMCP
@@ -28,7 +27,7 @@ from core.contracts.dnd import (
 )
 from core.fields import FilterableField
 from server.runtime import Runtime
-from server.tooling import ModelTool, params_model
+from server.tooling import ModelTool, deferred_service, params_model
 
 
 class SearchParams(BaseModel):
@@ -157,13 +156,7 @@ def _tool_model(tool: str) -> str:
 
 def build(runtime: Runtime) -> FastMCP:
     """The dnd sub-server; its handlers (and their heavy imports) load on the first call."""
-
-    @cache
-    def service() -> Any:
-        from server.dnd_service import DndService
-
-        return DndService(runtime)
-
+    service = deferred_service("server.dnd_service:DndService", runtime)
     mcp = FastMCP("scoperag-dnd")
     mcp.add_tool(
         ModelTool.build(

@@ -79,7 +79,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         try:
             report = run_friendly(
                 lambda: ingest_docs_jsonl(
-                    file, runtime.backend, runtime.embedder, progress_bar("docs")
+                    file, runtime.backend, runtime.embedder, progress_bar("docs", unit="line")
                 )
             )
         finally:

@@ -1,6 +1,6 @@
 """docs profile: MCP `elf_docs_search_l0`, HTTP `POST /v2/docs/search/l0` and `GET /readyz`.
 
-Both interfaces validate with `core.docs_filters.DocsSearchRequest` and run `DocsTools.search`,
+Both interfaces validate with `core.docs_filters.DocsSearchRequest` and run `DocsService.search`
 so they accept, refuse and answer alike.
 """
 
@@ -15,15 +15,15 @@ from fastapi.responses import JSONResponse
 from fastmcp import FastMCP
 from pydantic import BaseModel, Field, ValidationError
 
-from core.contracts.docs import COLLECTION, DOCS_FILTERS, DocChunkPayload
+from core.contracts.docs import DocChunkPayload
 from core.docs_filters import FILTER_CONTRACT, DocsSearchFilters, DocsSearchRequest
 from core.errors import InvalidParameterError, ScoperagError
-from core.index_status import IndexesMissingError, IndexReport, index_report, refuse_unindexed
-from retrievers.filtered import FilteredRetriever
+from core.index_status import IndexesMissingError, IndexReport, index_report
 from server.runtime import Runtime
-from server.tooling import ModelTool, describe_validation_error
+from server.tooling import ModelTool, deferred_service, describe_validation_error
 
 SEARCH_PATH = "/v2/docs/search/l0"
+SERVICE = "server.docs_service:DocsService"  # the search both interfaces run, loaded on first use
 EMPTY_HINT = (
     "No docs are ingested yet. Run `scoperag ingest docs FILE.jsonl` (with the server stopped "
     "when it uses the embedded store)."
@@ -69,43 +69,16 @@ class UnavailableBody(BaseModel):
     missing: list[str] = Field(default_factory=list)
 
 
-class DocsTools:
-    """The docs profile's search over one runtime."""
-
-    def __init__(self, runtime: Runtime) -> None:
-        self.runtime = runtime
-
-    def search(self, request: DocsSearchRequest) -> DocsSearchResult:
-        """Validated filters -> native Qdrant filter -> top_k chunks."""
-        filters = request.filters()
-        backend = self.runtime.backend
-        if not backend.collection_exists(COLLECTION):
-            return DocsSearchResult(filters=filters, hits=[], message=EMPTY_HINT)
-        refuse_unindexed(backend, COLLECTION, DOCS_FILTERS)
-        retriever = FilteredRetriever(
-            backend, self.runtime.embedder, COLLECTION, filters.qdrant_filter(), request.top_k
-        )
-        hits = [
-            DocsHit(
-                text=found.node.get_content(),
-                score=found.score or 0.0,
-                **{key: found.node.metadata.get(key) for key in DocChunkPayload.model_fields},
-            )
-            for found in retriever.retrieve(request.query)
-        ]
-        message = None if hits else "No document matches these filters."
-        return DocsSearchResult(filters=filters, hits=hits, message=message)
-
-
 def build(runtime: Runtime) -> FastMCP:
     """The docs sub-server."""
+    service = deferred_service(SERVICE, runtime)
     mcp = FastMCP("scoperag-docs")
     mcp.add_tool(
         ModelTool.build(
             "elf_docs_search_l0",
             DESCRIPTION,
             DocsSearchRequest,
-            DocsTools(runtime).search,
+            lambda request: service().search(request),
             DocsSearchResult,
         )
     )
@@ -152,7 +125,7 @@ async def _json_object(request: Request) -> dict[str, Any]:
 
 def http_router(runtime: Runtime) -> APIRouter:
     """`POST /v2/docs/search/l0` and the readiness endpoint `GET /readyz`."""
-    tools = DocsTools(runtime)
+    service = deferred_service(SERVICE, runtime)
     router = APIRouter(tags=["docs"])
     request_schema = DocsSearchRequest.model_json_schema()
 
@@ -171,7 +144,8 @@ def http_router(runtime: Runtime) -> APIRouter:
         """Search the docs with the docs_search_filters/v1 contract (same as elf_docs_search_l0)."""
         try:
             search = DocsSearchRequest.model_validate(await _json_object(request))
-            return await anyio.to_thread.run_sync(tools.search, search)
+            async with runtime.serialised():
+                return await anyio.to_thread.run_sync(service().search, search)
         except ValidationError as exc:
             return _invalid(exc)
         except InvalidParameterError as exc:
@@ -180,10 +154,13 @@ def http_router(runtime: Runtime) -> APIRouter:
             return _unavailable(exc)
 
     @router.get("/readyz", response_model=IndexReport, responses={503: {"model": IndexReport}})
-    def readiness(response: Response) -> Any:
+    async def readiness(response: Response) -> Any:
         """Ready when every enabled profile's collection has its required payload indexes."""
         try:
-            report = index_report(runtime.backend, runtime.settings)
+            async with runtime.serialised():
+                report = await anyio.to_thread.run_sync(
+                    lambda: index_report(runtime.backend, runtime.settings)
+                )
         except ScoperagError as exc:
             return _unavailable(exc)
         if not report.ready:

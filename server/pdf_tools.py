@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Annotated, Any
 
 import anyio
@@ -12,7 +11,7 @@ from pydantic import BaseModel, Field
 from core.contracts.pdf import PDF_FIELDS
 from core.field_config import configured_fields
 from server.runtime import Runtime
-from server.tooling import ModelTool, params_model
+from server.tooling import ModelTool, deferred_service, params_model
 
 
 class FindParams(BaseModel):
@@ -84,12 +83,7 @@ def build(runtime: Runtime) -> FastMCP:
     """The pdf sub-server; its handlers (and their heavy imports) load on the first call."""
     fields = PDF_FIELDS + configured_fields(runtime.settings, set(FindParams.model_fields))
 
-    @cache
-    def service() -> Any:
-        from server.pdf_service import PdfService
-
-        return PdfService(runtime, fields)
-
+    service = deferred_service("server.pdf_service:PdfService", runtime, fields)
     mcp = FastMCP("scoperag-pdf")
     mcp.add_tool(
         ModelTool.build(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import AsyncIterator
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -34,6 +36,19 @@ class Runtime:
         from core.embeddings import Embedder
 
         return Embedder(self.settings)
+
+    @contextlib.asynccontextmanager
+    async def serialised(self) -> AsyncIterator[None]:
+        """One call at a time on an embedded engine (MCP and HTTP alike); a server needs none."""
+        if self.settings.effective_backend == "server":
+            yield
+            return
+        if "_call_lock" not in self.__dict__:
+            import anyio
+
+            self._call_lock = anyio.Lock()
+        async with self._call_lock:
+            yield
 
     def close(self) -> None:
         """Release the engine (the embedded store can then be opened by another process)."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from fastmcp.exceptions import ToolError
@@ -14,6 +16,9 @@ from pydantic.json_schema import SkipJsonSchema
 
 from core.errors import ScoperagError
 from core.fields import FilterableField
+
+if TYPE_CHECKING:
+    from server.runtime import Runtime
 
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 
@@ -36,6 +41,18 @@ def params_model(
         field.name: (field.annotation, ... if field.required else None) for field in fields
     }
     return create_model(name, __base__=base, **extra)
+
+
+def deferred_service(path: str, *args: Any) -> Callable[[], Any]:
+    """`module:Class(*args)`, built on the first call: a profile's handlers and their heavy
+    imports (LlamaIndex, qdrant-client, pypdf) stay out of start-up, so `tools/list` is quick."""
+
+    @cache
+    def service() -> Any:
+        module, _, name = path.partition(":")
+        return getattr(importlib.import_module(module), name)(*args)
+
+    return service
 
 
 class ModelTool(Tool):
@@ -82,14 +99,12 @@ class ModelTool(Tool):
 class ScoperagErrorMiddleware(Middleware):
     """Turns errors meant for people into tool errors; serialises calls on an embedded engine."""
 
-    def __init__(self, serialise: bool) -> None:
-        self._lock = anyio.Lock() if serialise else None
+    def __init__(self, runtime: Runtime) -> None:
+        self._runtime = runtime
 
     async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
         try:
-            if self._lock is None:
-                return await call_next(context)
-            async with self._lock:
+            async with self._runtime.serialised():
                 return await call_next(context)
         except ScoperagError as exc:
             raise ToolError(str(exc)) from None

@@ -1,0 +1,38 @@
+"""docs profile search: the one implementation behind `elf_docs_search_l0` and the HTTP route."""
+
+from __future__ import annotations
+
+from core.contracts.docs import COLLECTION, DOCS_FILTERS, DocChunkPayload
+from core.docs_filters import DocsSearchRequest
+from core.index_status import refuse_unindexed
+from retrievers.filtered import FilteredRetriever
+from server.docs_tools import EMPTY_HINT, DocsHit, DocsSearchResult
+from server.runtime import Runtime
+
+
+class DocsService:
+    """The docs profile's search over one runtime."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    def search(self, request: DocsSearchRequest) -> DocsSearchResult:
+        """Validated filters -> native Qdrant filter -> top_k chunks."""
+        filters = request.filters()
+        backend = self.runtime.backend
+        if not backend.collection_exists(COLLECTION):
+            return DocsSearchResult(filters=filters, hits=[], message=EMPTY_HINT)
+        refuse_unindexed(backend, COLLECTION, DOCS_FILTERS)
+        retriever = FilteredRetriever(
+            backend, self.runtime.embedder, COLLECTION, filters.qdrant_filter(), request.top_k
+        )
+        hits = [
+            DocsHit(
+                text=found.node.get_content(),
+                score=found.score or 0.0,
+                **{key: found.node.metadata.get(key) for key in DocChunkPayload.model_fields},
+            )
+            for found in retriever.retrieve(request.query)
+        ]
+        message = None if hits else "No document matches these filters."
+        return DocsSearchResult(filters=filters, hits=hits, message=message)
