@@ -28,6 +28,7 @@ from typing import Any
 
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
+import numpy as np  # noqa: E402
 from bench_corpus import cached_vectors, passages  # noqa: E402
 
 from core.contracts.memory import MemoryPayload  # noqa: E402
@@ -78,17 +79,22 @@ QUERYLESS = {"tag, newest first", "faceted, no query", "faceted, no query, page 
 
 
 class CachedEmbedder(Embedder):
-    """The real model; texts with a vector in `vectors` (from the disk cache) are not embedded."""
+    """The real model; texts with a row in `cached` (from the disk cache) are not embedded."""
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
-        self.vectors: dict[str, list[float]] = {}
+        self.rows: dict[str, int] = {}
+        self.cached = np.zeros((0, 0), dtype=np.float32)
         self.query_seconds = 0.0
 
+    def use_cache(self, texts: list[str], vectors: np.ndarray) -> None:
+        self.rows = {text: row for row, text in enumerate(texts)}
+        self.cached = vectors
+
     def embed_texts(self, texts: list[str]) -> list[list[float]]:
-        missing = [text for text in texts if text not in self.vectors]
-        self.vectors.update(zip(missing, super().embed_texts(missing), strict=True))
-        return [self.vectors[text] for text in texts]
+        if not all(text in self.rows for text in texts):
+            return super().embed_texts(texts)
+        return self.cached[[self.rows[text] for text in texts]].tolist()
 
     def embed_query(self, text: str) -> list[float]:
         began = time.perf_counter()
@@ -163,8 +169,7 @@ def main() -> None:
         data_dir=Path(tempfile.mkdtemp()), backend=args.backend, profiles=["memory"]
     )
     embedder = CachedEmbedder(settings)
-    vectors = cached_vectors(texts, embedder, log=True)
-    embedder.vectors = dict(zip(texts, vectors.tolist(), strict=True))
+    embedder.use_cache(texts, cached_vectors(texts, embedder, log=True))
     memories = make_memories(texts, [p.source for p in corpus])
     runtime = Runtime(settings, embedder=embedder)
     began = time.perf_counter()
