@@ -75,3 +75,16 @@ async def test_a_locked_store_is_explained(
     assert result.is_error
     message = result.content[0].text
     assert "already open in another process" in message and "SCOPERAG_QDRANT_URL" in message
+
+
+def test_listing_every_profile_imports_neither_llamaindex_nor_qdrant_client() -> None:
+    """Start-up stays quick: handlers and their libraries load on the first call."""
+    import subprocess
+
+    probe = (
+        "import sys; from server.app import build_server; build_server(); "
+        "print(sorted(m for m in ('llama_index.core', 'qdrant_client', 'torch', 'pypdf') "
+        "if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

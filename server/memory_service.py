@@ -1,0 +1,174 @@
+"""memory profile handlers: the work behind the tools declared in `server.memory_tools`."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from fastmcp.tools import ToolResult
+from llama_index.core.schema import NodeWithScore, QueryBundle
+
+from core.contracts.memory import (
+    COLLECTION,
+    END_DATE,
+    MEMORY_TYPE,
+    ORDER_KEY,
+    START_DATE,
+    TAGS_ALL,
+    TAGS_ANY,
+    day_end,
+    day_start,
+    normalise_tags,
+    parse_day,
+)
+from core.errors import InvalidParameterError
+from core.fields import build_filter, empty_selection
+from pipelines.memories import delete_memory, make_memory, store_memories
+from retrievers.browse import BrowseRetriever
+from retrievers.filtered import FilteredRetriever
+from retrievers.ranked import hits_above
+from server.memory_tools import (
+    FACETS,
+    MODE_FACETS,
+    DeleteMemoryParams,
+    DeleteMemoryResult,
+    MemoryRow,
+    Mode,
+    SearchParams,
+    SearchResult,
+    StoreMemoryParams,
+    StoreMemoryResult,
+)
+from server.runtime import Runtime
+from server.toon_output import PageFigures, toon_result
+
+MAX_RANKED = 1000  # ranked results stop at this many (the most similar)
+EMPTY_HINT = (
+    "No memories are stored yet: call store_memory, or run `scoperag ingest memories FILE.json` "
+    "(with the server stopped when it uses the embedded store)."
+)
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def _row(hit: NodeWithScore, ranked: bool) -> MemoryRow:
+    meta = hit.node.metadata
+    score = round(hit.score, 4) if ranked and hit.score is not None else None
+    return MemoryRow(
+        **{key: meta[key] for key in MemoryRow.model_fields if key != "score"}, score=score
+    )
+
+
+class MemoryService:
+    """The memory profile's handlers over one runtime."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    def store(self, params: StoreMemoryParams) -> StoreMemoryResult:
+        memory = make_memory(params.content, params.tags, params.memory_type, None, params.metadata)
+        runtime = self.runtime
+        report = store_memories(runtime.backend, runtime.embedder, [memory])
+        stored = bool(report.stored)
+        message = "Stored." if stored else "Already stored (same content): nothing changed."
+        return StoreMemoryResult(content_hash=memory.content_hash, stored=stored, message=message)
+
+    def delete(self, params: DeleteMemoryParams) -> DeleteMemoryResult:
+        hash_ = params.content_hash.strip().lower()
+        if not _SHA256.fullmatch(hash_):
+            raise InvalidParameterError(
+                "content_hash", params.content_hash, "the 64-character hex sha256 of a memory"
+            )
+        deleted = delete_memory(self.runtime.backend, hash_)
+        message = "Deleted." if deleted else "No memory has this content_hash; nothing deleted."
+        return DeleteMemoryResult(content_hash=hash_, deleted=deleted, message=message)
+
+    def search(self, params: SearchParams) -> ToolResult:
+        return toon_result(self.run_search(params))
+
+    def run_search(self, params: SearchParams) -> SearchResult:
+        """The search as a model (what the `search` tool renders as TOON)."""
+        given = _facet_values(params)
+        query = params.query.strip()
+        mode, notes = _effective_mode(params, given, query)
+        ranked = bool(query) and mode != "tag"
+        values = {name: value for name, value in given.items() if name in MODE_FACETS[mode]}
+        total, hits = 0, []
+        if reason := _nothing_matches(values):
+            notes.append(reason)
+        elif not self.runtime.backend.collection_exists(COLLECTION):
+            notes.append(EMPTY_HINT)
+        else:
+            fields = [TAGS_ALL if params.match_all else TAGS_ANY, MEMORY_TYPE, START_DATE, END_DATE]
+            flt = build_filter(fields, values)
+            offset = (params.page - 1) * params.page_size
+            if ranked:
+                total, hits = self._ranked(
+                    query, flt, params.min_similarity, offset, params.page_size
+                )
+            else:
+                total, hits = self._newest(flt, offset, params.page_size)
+            if ranked and total == MAX_RANKED:
+                notes.append(f"ranked results stop at the {MAX_RANKED} most similar memories")
+        return SearchResult(
+            **PageFigures.of(params.page, params.page_size, total).model_dump(),
+            mode=mode,
+            order="similarity" if ranked else "newest",
+            note="; ".join(notes) or None,
+            memories=[_row(hit, ranked) for hit in hits],
+        )
+
+    def _ranked(
+        self, query: str, flt: Any, min_similarity: float, offset: int, size: int
+    ) -> tuple[int, list[NodeWithScore]]:
+        runtime = self.runtime
+        retriever = FilteredRetriever(runtime.backend, runtime.embedder, COLLECTION, flt)
+        hits = hits_above(retriever, QueryBundle(query), min_similarity, MAX_RANKED)
+        return len(hits), hits[offset : offset + size]
+
+    def _newest(self, flt: Any, offset: int, size: int) -> tuple[int, list[NodeWithScore]]:
+        browse = BrowseRetriever(self.runtime.backend, COLLECTION, ORDER_KEY, flt, offset, size)
+        total = browse.total()
+        return total, browse.retrieve("") if offset < total else []
+
+
+def _effective_mode(
+    params: SearchParams, given: dict[str, Any], query: str
+) -> tuple[Mode, list[str]]:
+    """The mode that runs, with notes on a fallback and on what that mode does not use."""
+    mode: Mode = params.mode
+    notes = []
+    if mode == "faceted" and not given:
+        mode = "hybrid"
+        notes.append("no facet given, so this ran as a hybrid search")
+    if mode == "tag" and given.get("tags") is None:
+        raise InvalidParameterError(
+            "tags", params.tags, "one or more tags when mode='tag' (or choose another mode)"
+        )
+    ignored = [name for name in given if name not in MODE_FACETS[mode]]
+    if query and mode == "tag":
+        ignored.insert(0, "query")
+    if ignored:
+        notes.append(f"not used by mode '{mode}': {', '.join(ignored)} (mode 'faceted' uses all)")
+    return mode, notes
+
+
+def _facet_values(params: SearchParams) -> dict[str, Any]:
+    """The facets given, as filter values: tags listed, days turned into Unix-second bounds."""
+    values: dict[str, Any] = {"tags": normalise_tags(params.tags)}
+    if params.start_date is not None:
+        values["start_date"] = day_start(parse_day(params.start_date, "start_date"))
+    if params.end_date is not None:
+        values["end_date"] = day_end(parse_day(params.end_date, "end_date"))
+    if params.memory_type is not None:
+        values["memory_type"] = params.memory_type.strip() or None
+    return {name: values[name] for name in FACETS if values.get(name) is not None}
+
+
+def _nothing_matches(values: dict[str, Any]) -> str | None:
+    """Why no memory can match these facet values (an empty tag list, dates the wrong way round)."""
+    if reason := empty_selection([TAGS_ANY], values):
+        return reason
+    start, end = values.get("start_date"), values.get("end_date")
+    if start is not None and end is not None and start >= end:
+        return "start_date is after end_date, so no day is in the range"
+    return None
