@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -40,6 +41,22 @@ SLOW_ENGINE_PROFILES = ["pdf", "memory"]  # fewer queries and two profiles: hour
 
 def _rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+class AnonymousPeak(threading.Thread):
+    """Samples RssAnon: resident memory that is not a mapped file (mapped storage files count
+    in RSS while cached, but the kernel can drop those pages)."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.peak_mb = 0.0
+
+    def run(self) -> None:
+        while True:
+            for line in Path("/proc/self/status").read_text().splitlines():
+                if line.startswith("RssAnon:"):
+                    self.peak_mb = max(self.peak_mb, int(line.split()[1]) / 1024)
+            time.sleep(0.2)
 
 
 def _disk_mb(path: Path) -> float:
@@ -299,6 +316,8 @@ def worker(size: int, backend: str, queries: int, profiles: list[str]) -> dict:
     held_out = corpus[size + queries :]
     embedder.embed_query("warm up")
     baseline = _rss_mb()
+    anonymous = AnonymousPeak()
+    anonymous.start()
     result: dict[str, Any] = {"backend": backend, "size": size, "queries": queries}
     result["scenarios"] = {}
     for number, scenario in enumerate(s for s in scenarios(size) if s.profile in profiles):
@@ -315,6 +334,7 @@ def worker(size: int, backend: str, queries: int, profiles: list[str]) -> dict:
         )
     result["baseline_rss_mb"] = baseline
     result["peak_rss_mb"] = _rss_mb()
+    result["peak_anonymous_mb"] = round(anonymous.peak_mb, 1)
     return result
 
 

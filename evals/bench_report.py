@@ -126,7 +126,7 @@ def markdown(runs: list[dict[str, Any]]) -> str:
         "",
         "| nodes | engine | bulk load (nodes/s) | ingestion vs raw embedding | recency browse on "
         "engine p50 / p95 ms | reopen s (slowest collection) | disk MB (all collections) | "
-        "peak RSS MB (before the store: %s MB) |",
+        "peak RSS (anonymous) MB; %s MB before the stores |",
         "|---:|---|---:|---|---|---:|---:|---:|",
     ]
     baseline = min(run["baseline_rss_mb"] for run in runs)
@@ -149,7 +149,8 @@ def markdown(runs: list[dict[str, Any]]) -> str:
         out.append(
             f"| {size:,} | {backend} | {min(loads):,.0f}–{max(loads):,.0f} | {ingest} | {browse} | "
             f"{max(s['reopen_s'] for s in scenarios):.2f} | "
-            f"{sum(s['disk_mb'] for s in scenarios):,.1f} | {run['peak_rss_mb']:,.0f} |"
+            f"{sum(s['disk_mb'] for s in scenarios):,.1f} | {run['peak_rss_mb']:,.0f} "
+            f"({run.get('peak_anonymous_mb', float('nan')):,.0f}) |"
         )
     recall_rows = [
         (size, backend, profile, label, shape)
@@ -163,8 +164,8 @@ def markdown(runs: list[dict[str, Any]]) -> str:
             "## Search quality on Edge: recall@10 against exact search",
             "",
             "Default = the engine's default search params; planned = what EdgeVectorStore "
-            "chooses per query (exact below 20,000 matching points, else a beam widened by the "
-            "filter's share).",
+            "chooses per query (exact search below 20,000 matching points, else an HNSW beam of "
+            "128 / the filter's share, 256 to 1024).",
             "",
             "| nodes | filter (collection) | share | recall default | recall planned | exact ms "
             "| default ms | planned ms |",

@@ -23,7 +23,7 @@ from qdrant_client import models
 from core.backend import DENSE_VECTOR
 from core.edge_backend import EdgeBackend
 from core.edge_filters import to_edge_filter
-from core.edge_vector_store import EXACT_BELOW, HNSW_EF, MissingIndexError
+from core.edge_vector_store import EF_MIN, EF_PER_SHARE, EXACT_BELOW, MissingIndexError
 from core.errors import StoreLockedError
 from core.qdrant_client_backend import QdrantClientBackend
 from core.settings import Settings
@@ -145,14 +145,14 @@ def test_search_plan_follows_the_filter(tmp_path: Path) -> None:
     backend = EdgeBackend.open(tmp_path / "edge")
     backend.create_collection("big", 4, {})
     rng = random.Random(1)
-    total = 2 * EXACT_BELOW + 4000
+    total = 4 * EXACT_BELOW + 8000
     backend.upsert_points(
         "big",
         [
             models.PointStruct(
                 id=n,
                 vector={DENSE_VECTOR: _vector(rng)[:4]},
-                payload={"part": n % 4, "rare": n % 100 == 0},
+                payload={"part": n % 8, "rare": n % 100 == 0},
             )
             for n in range(total)
         ],
@@ -164,16 +164,19 @@ def test_search_plan_follows_the_filter(tmp_path: Path) -> None:
         params = store.plan_search(to_edge_filter(flt), 10, given)
         return params.hnsw_ef, params.exact
 
-    half = models.Filter(must=[models.FieldCondition(key="part", range=models.Range(lt=2))])
-    quarter = models.Filter(must=[models.FieldCondition(key="part", range=models.Range(lt=1))])
+    def parts(below: int) -> models.Filter:
+        return models.Filter(must=[models.FieldCondition(key="part", range=models.Range(lt=below))])
+
+    half, quarter, eighth = parts(4), parts(2), parts(1)
     few = models.Filter(must=[models.HasIdCondition(has_id=list(range(50)))])
     # no index on "rare": the engine's estimate is far above the 440 points that match
     rare = models.Filter(
         must=[models.FieldCondition(key="rare", match=models.MatchValue(value=True))]
     )
-    assert plan(None) == (HNSW_EF, False)
-    assert plan(half) == (2 * HNSW_EF, False)
-    assert plan(quarter) == (None, True)  # 11,000 matches: below EXACT_BELOW
+    assert plan(None) == (EF_MIN, False)
+    assert plan(half) == (max(EF_MIN, 2 * EF_PER_SHARE), False)
+    assert plan(quarter) == (4 * EF_PER_SHARE, False)  # 22,000 matches: the beam widens
+    assert plan(eighth) == (None, True)  # 11,000 matches: below EXACT_BELOW
     assert plan(few) == (None, True)
     assert (
         store.client.count(edge.CountRequest(exact=False, filter=to_edge_filter(rare)))
