@@ -16,11 +16,10 @@ from core.settings import Settings
 from pipelines.pdf import ingest_pdfs
 from server.app import build_server
 from server.cli import cli
+from server.demo import SAMPLES
 from server.runtime import Runtime
 
-SAMPLE = (
-    Path(__file__).resolve().parents[1] / "server" / "samples" / "qpdf-page-labels-num-tree.pdf"
-)
+SAMPLE = SAMPLES / "qpdf-page-labels-num-tree.pdf"
 FIND = {"query": "page labels", "document_id": "qpdf-page-labels-num-tree", "limit": 5}
 
 
