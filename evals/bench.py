@@ -352,6 +352,9 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="Keep the other runs of an earlier bench.json in --out (re-run one engine or size).",
     )
+    parser.add_argument(
+        "--report", action="store_true", help="Only rewrite bench.md and bench.png from bench.json."
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -359,8 +362,11 @@ def main(argv: list[str] | None = None) -> None:
         return
     from bench_report import write_report
 
-    runs = []
     earlier = args.out / "bench.json"
+    if args.report:
+        write_report(json.loads(earlier.read_text()), args.out)
+        return
+    runs = []
     if args.merge and earlier.is_file():
         wanted = {(size, backend) for size in args.sizes for backend in args.backends}
         runs = [

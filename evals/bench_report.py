@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import textwrap
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -125,7 +126,7 @@ def markdown(runs: list[dict[str, Any]]) -> str:
         "## Engine figures",
         "",
         "| nodes | engine | bulk load (nodes/s) | ingestion vs raw embedding | recency browse on "
-        "engine p50 / p95 ms | reopen s (slowest collection) | disk MB (all collections) | "
+        "engine p50 / p95 ms | reopen s (slowest collection) | disk MB per collection | "
         "peak RSS (anonymous) MB; %s MB before the stores |",
         "|---:|---|---:|---|---|---:|---:|---:|",
     ]
@@ -149,7 +150,8 @@ def markdown(runs: list[dict[str, Any]]) -> str:
         out.append(
             f"| {size:,} | {backend} | {min(loads):,.0f}–{max(loads):,.0f} | {ingest} | {browse} | "
             f"{max(s['reopen_s'] for s in scenarios):.2f} | "
-            f"{sum(s['disk_mb'] for s in scenarios):,.1f} | {run['peak_rss_mb']:,.0f} "
+            f"{sum(s['disk_mb'] for s in scenarios) / len(scenarios):,.1f} | "
+            f"{run['peak_rss_mb']:,.0f} "
             f"({run.get('peak_anonymous_mb', float('nan')):,.0f}) |"
         )
     recall_rows = [
@@ -190,7 +192,7 @@ def chart(runs: list[dict[str, Any]], path: Path) -> None:
     by = _by(runs)
     sizes = sorted({run["size"] for run in runs})
     backends = list(dict.fromkeys(run["backend"] for run in runs))
-    figure, axes = plt.subplots(len(sizes), 1, figsize=(11, 4.2 * len(sizes)), squeeze=False)
+    figure, axes = plt.subplots(len(sizes), 1, figsize=(12, 4.6 * len(sizes)), squeeze=False)
     for axis, size in zip(axes[:, 0], sizes, strict=True):
         labels = list(
             dict.fromkeys(k for b in backends if (size, b) in by for k in _calls(by[size, b]))
@@ -206,7 +208,9 @@ def chart(runs: list[dict[str, Any]], path: Path) -> None:
         axis.set_ylabel("p50 ms (no embedding)")
         axis.set_title(f"{size:,} nodes per collection")
         axis.set_xticks([i + width * (len(backends) - 1) / 2 for i in range(len(labels))])
-        axis.set_xticklabels([f"{p}\n{label.split(',')[0]}" for p, label in labels], fontsize=7)
+        axis.set_xticklabels(
+            [f"{p}\n" + textwrap.fill(label, 18) for p, label in labels], fontsize=6
+        )
         axis.axhline(TARGETS["tool_ms"], color="grey", linestyle="--", linewidth=0.8)
         axis.legend()
     figure.tight_layout()
