@@ -4,24 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from core.backend import VectorBackend
-from core.embeddings import Embedder, EmbedderInfo
-from core.fields import FilterableField, index_plan
-from core.settings import Settings
+from scoperag.core.backend import VectorBackend
+from scoperag.core.embeddings import Embedder, EmbedderInfo
+from scoperag.core.fields import FilterableField, index_plan
+from scoperag.core.settings import Settings
 
 EMBEDDER_KEY = "scoperag_embedder"
 
 
 def open_backend(settings: Settings) -> VectorBackend:
     """The engine the settings choose (server by URL, else the embedded default)."""
-    from core.qdrant_client_backend import QdrantClientBackend
+    from scoperag.core.qdrant_client_backend import QdrantClientBackend
 
     kind = settings.effective_backend
     if kind == "server":
         key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
         return QdrantClientBackend.server(settings.qdrant_url or "", key)
     if kind == "edge":
-        from core.edge_backend import EdgeBackend
+        from scoperag.core.edge_backend import EdgeBackend
 
         return EdgeBackend.open(settings.data_dir / "edge")
     return QdrantClientBackend.local(settings.data_dir / "qdrant")

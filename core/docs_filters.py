@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
-from core.contracts.docs import DOCS_FILTERS, SCOPES, TimestampError, parse_rfc3339
-from core.errors import InvalidParameterError
-from core.fields import FieldType, FilterableField, build_filter
+from scoperag.core.contracts.docs import DOCS_FILTERS, SCOPES, TimestampError, parse_rfc3339
+from scoperag.core.errors import InvalidParameterError
+from scoperag.core.fields import FieldType, FilterableField, build_filter
 
 FILTER_CONTRACT = "docs_search_filters/v1"
 DEFAULT_STATUS = "active"

@@ -22,9 +22,9 @@ from typing import IO, Any
 import qdrant_edge as edge
 from qdrant_client import models
 
-from core.backend import DENSE_VECTOR, VectorBackend
-from core.edge_vector_store import EdgeVectorStore
-from core.errors import ScoperagError, StoreLockedError
+from scoperag.core.backend import DENSE_VECTOR, VectorBackend
+from scoperag.core.edge_vector_store import EdgeVectorStore
+from scoperag.core.errors import ScoperagError, StoreLockedError
 
 # ef_construct 64 instead of 100 halves the indexing work (ingestion keeps up with embedding);
 # the search beams of `EdgeVectorStore.plan_search` keep recall@10 >= 0.99 on such graphs.

@@ -17,7 +17,7 @@ import numpy
 import qdrant_edge as edge
 from qdrant_client import models
 
-from core.errors import ScoperagError
+from scoperag.core.errors import ScoperagError
 
 
 class UnsupportedFilterError(ScoperagError):

@@ -27,9 +27,9 @@ from llama_index.vector_stores.qdrant import QdrantVectorStore
 from pydantic import PrivateAttr
 from qdrant_client import models
 
-from core.backend import DENSE_VECTOR
-from core.edge_filters import plain_id, to_edge_filter, to_edge_order_by
-from core.errors import ScoperagError
+from scoperag.core.backend import DENSE_VECTOR
+from scoperag.core.edge_filters import plain_id, to_edge_filter, to_edge_order_by
+from scoperag.core.errors import ScoperagError
 
 SOURCE_KEY = "doc_id"  # where LlamaIndex's Qdrant layout keeps a node's ref_doc_id
 _PAGE = 1024

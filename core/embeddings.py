@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from core.errors import EmbedderMismatchError, EmbeddingServiceError
-from core.settings import Settings
+from scoperag.core.errors import EmbedderMismatchError, EmbeddingServiceError
+from scoperag.core.settings import Settings
 
 if TYPE_CHECKING:  # LlamaIndex loads with the model, not at start-up
     from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -42,7 +42,7 @@ def _local_model(settings: Settings) -> BaseEmbedding:
 
 
 def _ollama_model(settings: Settings) -> BaseEmbedding:
-    from core.ollama import make_ollama_embedding
+    from scoperag.core.ollama import make_ollama_embedding
 
     return make_ollama_embedding(settings)
 

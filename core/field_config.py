@@ -7,9 +7,9 @@ import tomllib
 
 from pydantic import TypeAdapter, ValidationError
 
-from core.errors import ScoperagError
-from core.fields import FilterableField
-from core.settings import Settings
+from scoperag.core.errors import ScoperagError
+from scoperag.core.fields import FilterableField
+from scoperag.core.settings import Settings
 
 _FIELDS = TypeAdapter(list[FilterableField])
 

@@ -6,12 +6,12 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, Field, computed_field
 
-from core.backend import VectorBackend
-from core.collections import ensure_indexes, missing_indexes
-from core.contracts.registry import required_indexes
-from core.errors import ScoperagError
-from core.fields import FilterableField, index_plan
-from core.settings import Settings
+from scoperag.core.backend import VectorBackend
+from scoperag.core.collections import ensure_indexes, missing_indexes
+from scoperag.core.contracts.registry import required_indexes
+from scoperag.core.errors import ScoperagError
+from scoperag.core.fields import FilterableField, index_plan
+from scoperag.core.settings import Settings
 
 # Engines that keep no payload indexes: qdrant-client's local mode scans every point instead.
 SCANNING_ENGINES = {"local"}

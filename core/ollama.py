@@ -16,8 +16,8 @@ from llama_index.embeddings.ollama import OllamaEmbedding
 from ollama import ResponseError
 from pydantic import Field
 
-from core.errors import EmbeddingServiceError
-from core.settings import Settings
+from scoperag.core.errors import EmbeddingServiceError
+from scoperag.core.settings import Settings
 
 Input = str | Sequence[str]
 _FAILURES = (ConnectionError, ResponseError, httpx.HTTPError)

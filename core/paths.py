@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.errors import InvalidParameterError, ScoperagError
+from scoperag.core.errors import InvalidParameterError, ScoperagError
 
 
 def allowed_path(raw: str, allowed_dirs: Sequence[Path], parameter: str = "paths") -> Path:

@@ -11,8 +11,8 @@ from typing import Any
 from llama_index.vector_stores.qdrant import QdrantVectorStore
 from qdrant_client import QdrantClient, models
 
-from core.backend import DENSE_VECTOR, VectorBackend
-from core.errors import StoreLockedError
+from scoperag.core.backend import DENSE_VECTOR, VectorBackend
+from scoperag.core.errors import StoreLockedError
 
 _LOCKED = "already accessed by another instance"
 

@@ -69,7 +69,7 @@ def _log(message: str) -> None:
 
 
 def _settings(data_dir: Path, backend: str, profile: str) -> Any:
-    from core.settings import Settings
+    from scoperag.core.settings import Settings
 
     if backend == "server":
         return Settings(
@@ -81,7 +81,7 @@ def _settings(data_dir: Path, backend: str, profile: str) -> Any:
 def _nodes(scenario: Any, passages: list[Any], vectors: Any, start: int = 0) -> list[Any]:
     from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 
-    from pipelines.store import stable_id
+    from scoperag.pipelines.store import stable_id
 
     nodes = []
     for offset, passage in enumerate(passages):
@@ -106,7 +106,7 @@ def _bulk_load(
     runtime: Any, scenario: Any, fields: list[Any], corpus: list[Any], vectors: Any
 ) -> float:
     """Write the corpus with its cached vectors; returns nodes per second."""
-    from core.collections import prepare_for_writing
+    from scoperag.core.collections import prepare_for_writing
 
     backend = runtime.backend
     prepare_for_writing(backend, runtime.embedder, scenario.collection, fields)
@@ -120,7 +120,7 @@ def _bulk_load(
 
 def _ingestion(runtime: Any, scenario: Any, fields: list[Any], held_out: list[Any]) -> dict:
     """Raw embedding throughput vs the pipeline's last steps (embed + write) on new nodes."""
-    from pipelines.store import EmbedNodes, write_nodes
+    from scoperag.pipelines.store import EmbedNodes, write_nodes
 
     texts = [passage.text for passage in held_out]
     began = time.perf_counter()
@@ -143,7 +143,7 @@ async def _tool_calls(runtime: Any, real: Any, scenario: Any, queries: list[str]
     from bench_timing import Clock, TimedBackend, TimedEmbedder, percentiles, raw_query
     from fastmcp import Client
 
-    from server.app import build_server
+    from scoperag.server.app import build_server
 
     clock = Clock()
     runtime.__dict__["embedder"] = TimedEmbedder(runtime.embedder, clock)
@@ -260,8 +260,8 @@ def run_scenario(
     """Fill one profile's collection on one engine and measure it."""
     import importlib
 
-    from core.contracts.registry import CONTRACT_MODULES
-    from server.runtime import Runtime
+    from scoperag.core.contracts.registry import CONTRACT_MODULES
+    from scoperag.server.runtime import Runtime
 
     data_dir = Path(tempfile.mkdtemp(prefix=f"bench-{backend}-"))
     settings = _settings(data_dir, backend, scenario.profile)
@@ -301,8 +301,8 @@ def worker(size: int, backend: str, queries: int, profiles: list[str]) -> dict:
     from bench_corpus import cached_vectors, passages
     from bench_scenarios import scenarios
 
-    from core.embeddings import Embedder
-    from core.settings import Settings
+    from scoperag.core.embeddings import Embedder
+    from scoperag.core.settings import Settings
 
     warnings.simplefilter("ignore")
     if backend == "local" and size > SLOW_ENGINE_SIZE:

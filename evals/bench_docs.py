@@ -89,11 +89,11 @@ async def _searches(runtime: Any, queries: int) -> None:
     import httpx
     from fastmcp import Client
 
-    from core.docs_filters import DocsSearchRequest
-    from server.app import build_server
-    from server.docs_service import DocsService
-    from server.docs_tools import SEARCH_PATH
-    from server.http_app import build_http_app
+    from scoperag.core.docs_filters import DocsSearchRequest
+    from scoperag.server.app import build_server
+    from scoperag.server.docs_service import DocsService
+    from scoperag.server.docs_tools import SEARCH_PATH
+    from scoperag.server.http_app import build_http_app
 
     tools = DocsService(runtime)
     tools.search(DocsSearchRequest(query="warm up"))
@@ -131,9 +131,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=40, help="Timed queries per filter mix.")
     args = parser.parse_args()
 
-    from core.settings import Settings
-    from pipelines.docs import ingest_docs_jsonl
-    from server.runtime import Runtime
+    from scoperag.core.settings import Settings
+    from scoperag.pipelines.docs import ingest_docs_jsonl
+    from scoperag.server.runtime import Runtime
 
     work = Path(tempfile.mkdtemp(prefix="bench-docs-"))
     path = work / "docs.jsonl"

@@ -64,7 +64,7 @@ def _pick(rng: random.Random, values: list[str], weights: list[float] | None = N
 
 
 def _pdf_payload(n: int, passage: Passage) -> tuple[dict[str, Any], str]:
-    from core.contracts.pdf import PdfPagePayload
+    from scoperag.core.contracts.pdf import PdfPagePayload
 
     document, rank = f"doc-{n % 200:03d}", n // 200
     page = rank // 4
@@ -102,7 +102,7 @@ _BOOKS = 10
 
 
 def _book_payload(n: int, passage: Passage) -> tuple[dict[str, Any], str]:
-    from core.contracts.books import BookChunkPayload
+    from scoperag.core.contracts.books import BookChunkPayload
 
     book, sid = f"book-{n % _BOOKS}", n // _BOOKS
     meta = BookChunkPayload(
@@ -144,7 +144,7 @@ _TYPES = [f"type-{n:02d}" for n in range(20)]
 
 
 def _memory_payload(n: int, passage: Passage) -> tuple[dict[str, Any], str]:
-    from core.contracts.memory import MemoryPayload, content_hash, rfc3339
+    from scoperag.core.contracts.memory import MemoryPayload, content_hash, rfc3339
 
     rng = random.Random(n)
     moment = _moment(n)
@@ -217,7 +217,7 @@ _SCHOOLS = ["abjuration", "conjuration", "divination", "evocation", "illusion", 
 
 
 def _dnd_payload(n: int, passage: Passage) -> tuple[dict[str, Any], str]:
-    from core.contracts.dnd import DndItemPayload, name_order
+    from scoperag.core.contracts.dnd import DndItemPayload, name_order
 
     rng = random.Random(n)
     names = _dnd_names()
@@ -274,7 +274,7 @@ _AGENTS = [f"agent-{n:02d}" for n in range(20)]
 
 
 def _docs_payload(n: int, passage: Passage) -> tuple[dict[str, Any], str]:
-    from core.contracts.docs import DocChunkPayload
+    from scoperag.core.contracts.docs import DocChunkPayload
 
     document = n // 4
     doc_rng = random.Random(document)

@@ -15,8 +15,8 @@ from typing import Any
 
 from qdrant_client import models
 
-from core.backend import DENSE_VECTOR, VectorBackend
-from core.embeddings import Embedder
+from scoperag.core.backend import DENSE_VECTOR, VectorBackend
+from scoperag.core.embeddings import Embedder
 
 
 @dataclass
@@ -98,7 +98,7 @@ def raw_query(
     if backend.name == "edge":
         import qdrant_edge as edge
 
-        from core.edge_filters import to_edge_filter
+        from scoperag.core.edge_filters import to_edge_filter
 
         store = backend.vector_store(collection)
         edge_filter = to_edge_filter(flt)
@@ -128,7 +128,7 @@ def edge_top_ids(
     """Top-k ids on Edge with explicit search params (None: the engine's defaults)."""
     import qdrant_edge as edge
 
-    from core.edge_filters import to_edge_filter
+    from scoperag.core.edge_filters import to_edge_filter
 
     points = backend.vector_store(collection).client.query(
         edge.QueryRequest(

@@ -20,12 +20,12 @@ from pathlib import Path
 
 from fastmcp import Client
 
-from core.settings import Settings
-from pipelines.pdf import read_pdf
-from server.app import build_server
-from server.demo import SAMPLES
-from server.pdf_service import ingest_paths
-from server.runtime import Runtime
+from scoperag.core.settings import Settings
+from scoperag.pipelines.pdf import read_pdf
+from scoperag.server.app import build_server
+from scoperag.server.demo import SAMPLES
+from scoperag.server.pdf_service import ingest_paths
+from scoperag.server.runtime import Runtime
 
 FILTERS = ("document_id", "physical_page_index", "page_label")
 LIMIT = 100

@@ -31,10 +31,10 @@ os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 import numpy as np  # noqa: E402
 from bench_corpus import cached_vectors, passages  # noqa: E402
 
-from core.contracts.memory import MemoryPayload  # noqa: E402
-from core.embeddings import Embedder  # noqa: E402
-from core.settings import Settings  # noqa: E402
-from pipelines.memories import make_memory, store_memories  # noqa: E402
+from scoperag.core.contracts.memory import MemoryPayload  # noqa: E402
+from scoperag.core.embeddings import Embedder  # noqa: E402
+from scoperag.core.settings import Settings  # noqa: E402
+from scoperag.pipelines.memories import make_memory, store_memories  # noqa: E402
 
 TYPES = {"note": 40, "learning": 20, "decision": 15, "bug-fix": 12, "configuration": 8}
 TAG_VOCABULARY = 300
@@ -160,8 +160,8 @@ def main() -> None:
     args = parser.parse_args()
     size = args.size or (100_000 if args.large else 10_000)
 
-    from server.app import build_server
-    from server.runtime import Runtime
+    from scoperag.server.app import build_server
+    from scoperag.server.runtime import Runtime
 
     corpus = passages(size)
     texts = [p.text for p in corpus]

@@ -69,10 +69,10 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="one line per question")
     args = parser.parse_args()
 
-    from core.settings import Settings
-    from pipelines.memories import import_memories
-    from server.app import build_server
-    from server.runtime import Runtime
+    from scoperag.core.settings import Settings
+    from scoperag.pipelines.memories import import_memories
+    from scoperag.server.app import build_server
+    from scoperag.server.runtime import Runtime
 
     data = json.loads(DATASET.read_text(encoding="utf-8"))
     settings = Settings(

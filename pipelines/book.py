@@ -13,13 +13,13 @@ from llama_index.core.node_parser import NodeParser
 from llama_index.core.schema import BaseNode, NodeRelationship, RelatedNodeInfo, TextNode
 from pydantic import BaseModel, Field
 
-from core.backend import VectorBackend
-from core.contracts.books import BOOK_INDEXES, COLLECTION, BookChunkPayload
-from core.embeddings import Embedder
-from pipelines.chapters import split_chapters
-from pipelines.gutenberg import BookRejectedError, read_text, strip_gutenberg
-from pipelines.sentences import text_sentences
-from pipelines.store import EmbedNodes, replace_source, stable_id
+from scoperag.core.backend import VectorBackend
+from scoperag.core.contracts.books import BOOK_INDEXES, COLLECTION, BookChunkPayload
+from scoperag.core.embeddings import Embedder
+from scoperag.pipelines.chapters import split_chapters
+from scoperag.pipelines.gutenberg import BookRejectedError, read_text, strip_gutenberg
+from scoperag.pipelines.sentences import text_sentences
+from scoperag.pipelines.store import EmbedNodes, replace_source, stable_id
 
 
 @dataclass(frozen=True)

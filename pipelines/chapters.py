@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pipelines.page_labels import roman
+from scoperag.pipelines.page_labels import roman
 
 _HEADING = re.compile(
     r"^[ \t]*chapter[ \t]+(?P<number>\d+|[ivxlcdm]+)\b[ \t]*[.:\-—]?[ \t]*(?P<title>[^\n]*)$",

@@ -23,12 +23,12 @@ from llama_index.core.schema import (
 )
 from pydantic import ConfigDict, Field, ValidationError
 
-from core.backend import VectorBackend
-from core.contracts.dnd import COLLECTION, DND_INDEXES, DndItemPayload, name_order
-from core.contracts.dnd import parse_challenge_rating as challenge_rating
-from core.embeddings import Embedder
-from pipelines.dnd_entries import KIND_SPECS, entry_text
-from pipelines.store import EmbedNodes, drop_stale, stable_id, write_nodes
+from scoperag.core.backend import VectorBackend
+from scoperag.core.contracts.dnd import COLLECTION, DND_INDEXES, DndItemPayload, name_order
+from scoperag.core.contracts.dnd import parse_challenge_rating as challenge_rating
+from scoperag.core.embeddings import Embedder
+from scoperag.pipelines.dnd_entries import KIND_SPECS, entry_text
+from scoperag.pipelines.store import EmbedNodes, drop_stale, stable_id, write_nodes
 
 FileProgress = Callable[[int, int, str], None]
 DOCUMENT_FILE = "Document.json"

@@ -13,10 +13,10 @@ from llama_index.core.schema import BaseNode, TransformComponent
 from pydantic import BaseModel, Field, ValidationError
 from qdrant_client import models
 
-from core.backend import VectorBackend
-from core.contracts.docs import COLLECTION, DOCS_FILTERS, DocSource, NonEmpty
-from core.embeddings import Embedder
-from pipelines.store import SOURCE_KEY, EmbedNodes, stable_id, write_nodes
+from scoperag.core.backend import VectorBackend
+from scoperag.core.contracts.docs import COLLECTION, DOCS_FILTERS, DocSource, NonEmpty
+from scoperag.core.embeddings import Embedder
+from scoperag.pipelines.store import SOURCE_KEY, EmbedNodes, stable_id, write_nodes
 
 Progress = Callable[[int, int, str], None]
 BATCH_SIZE = 256  # documents embedded and written together

@@ -17,9 +17,9 @@ from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from pydantic import BaseModel, Field
 from qdrant_client import models
 
-from core.backend import VectorBackend
-from core.collections import prepare_for_writing
-from core.contracts.memory import (
+from scoperag.core.backend import VectorBackend
+from scoperag.core.collections import prepare_for_writing
+from scoperag.core.contracts.memory import (
     COLLECTION,
     CONTENT_HASH,
     DEFAULT_MEMORY_TYPE,
@@ -30,10 +30,10 @@ from core.contracts.memory import (
     parse_moment,
     rfc3339,
 )
-from core.embeddings import Embedder
-from core.errors import InvalidParameterError, ScoperagError
-from core.fields import build_filter
-from pipelines.store import EmbedNodes, stable_id, write_nodes
+from scoperag.core.embeddings import Embedder
+from scoperag.core.errors import InvalidParameterError, ScoperagError
+from scoperag.core.fields import build_filter
+from scoperag.pipelines.store import EmbedNodes, stable_id, write_nodes
 
 Progress = Callable[[int, int], None]
 _LLM_KEYS = {"tags", "memory_type", "created_at"}  # what a query engine's LLM sees beside the text

@@ -13,11 +13,11 @@ from llama_index.core.schema import BaseNode, NodeRelationship, RelatedNodeInfo
 from pypdf import PdfReader
 from pypdf.errors import PdfReadError, PyPdfError
 
-from core.backend import VectorBackend
-from core.contracts.pdf import PDF_INDEXES, PdfPagePayload
-from core.embeddings import Embedder
-from pipelines.page_labels import page_labels
-from pipelines.store import EmbedNodes, replace_source, stable_id
+from scoperag.core.backend import VectorBackend
+from scoperag.core.contracts.pdf import PDF_INDEXES, PdfPagePayload
+from scoperag.core.embeddings import Embedder
+from scoperag.pipelines.page_labels import page_labels
+from scoperag.pipelines.store import EmbedNodes, replace_source, stable_id
 
 FileProgress = Callable[[int, int, str], None]
 _EMBEDDED_KEYS = {"title"}  # the only metadata that goes into the vector with the text

@@ -9,10 +9,10 @@ from llama_index.core.schema import BaseNode, MetadataMode, TransformComponent
 from pydantic import ConfigDict, Field
 from qdrant_client import models
 
-from core.backend import VectorBackend
-from core.collections import prepare_for_writing
-from core.embeddings import Embedder
-from core.fields import FilterableField
+from scoperag.core.backend import VectorBackend
+from scoperag.core.collections import prepare_for_writing
+from scoperag.core.embeddings import Embedder
+from scoperag.core.fields import FilterableField
 
 Progress = Callable[[int, int], None]
 SOURCE_KEY = "doc_id"  # where LlamaIndex's QdrantVectorStore keeps a node's ref_doc_id

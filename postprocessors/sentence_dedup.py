@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle
 
-from postprocessors.positions import numbered_sentences, with_sentences
+from scoperag.postprocessors.positions import numbered_sentences, with_sentences
 
 
 @dataclass

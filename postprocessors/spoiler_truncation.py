@@ -6,7 +6,7 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 from pydantic import Field
 
-from postprocessors.positions import numbered_sentences, with_sentences
+from scoperag.postprocessors.positions import numbered_sentences, with_sentences
 
 
 class SpoilerTruncation(BaseNodePostprocessor):

@@ -14,11 +14,18 @@ from pydantic import BaseModel
 from qdrant_client import models
 from rapidfuzz import fuzz
 
-from core.backend import VectorBackend
-from core.contracts.books import BOOK_ID, CHAPTER, COLLECTION, REACHES, READ_UP_TO, BookSummary
-from core.embeddings import Embedder
-from core.fields import FilterableField, build_filter
-from retrievers.filtered import FilteredRetriever
+from scoperag.core.backend import VectorBackend
+from scoperag.core.contracts.books import (
+    BOOK_ID,
+    CHAPTER,
+    COLLECTION,
+    REACHES,
+    READ_UP_TO,
+    BookSummary,
+)
+from scoperag.core.embeddings import Embedder
+from scoperag.core.fields import FilterableField, build_filter
+from scoperag.retrievers.filtered import FilteredRetriever
 
 _MAX_BOOKS = 10_000
 _MAX_QUOTE_CHUNKS = 64

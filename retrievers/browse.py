@@ -11,7 +11,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from llama_index.core.vector_stores.utils import metadata_dict_to_node
 from qdrant_client import models
 
-from core.backend import VectorBackend
+from scoperag.core.backend import VectorBackend
 
 
 class BrowseRetriever(BaseRetriever):

@@ -7,9 +7,9 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from llama_index.core.vector_stores.types import VectorStoreQuery
 from qdrant_client import models
 
-from core.backend import VectorBackend
-from core.collections import ready_for_reading
-from core.embeddings import Embedder
+from scoperag.core.backend import VectorBackend
+from scoperag.core.collections import ready_for_reading
+from scoperag.core.embeddings import Embedder
 
 
 class FilteredRetriever(BaseRetriever):

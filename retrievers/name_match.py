@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from qdrant_client import models
 from rapidfuzz import fuzz, process
 
-from core.backend import VectorBackend
+from scoperag.core.backend import VectorBackend
 
 MatchKind = Literal["exact", "partial", "fuzzy"]
 FUZZY_CUTOFF = 80.0  # rapidfuzz token_sort_ratio: "firebal" ~ "Fireball" scores 93

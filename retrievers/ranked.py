@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from retrievers.filtered import FilteredRetriever
+from scoperag.retrievers.filtered import FilteredRetriever
 
 FIRST_ROUND = 32
 GROWTH = 4

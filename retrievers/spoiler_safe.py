@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from core.backend import VectorBackend
-from core.contracts.books import BOOK_ID, COLLECTION, READ_UP_TO
-from core.embeddings import Embedder
-from core.fields import build_filter
-from retrievers.filtered import FilteredRetriever
+from scoperag.core.backend import VectorBackend
+from scoperag.core.contracts.books import BOOK_ID, COLLECTION, READ_UP_TO
+from scoperag.core.embeddings import Embedder
+from scoperag.core.fields import build_filter
+from scoperag.retrievers.filtered import FilteredRetriever
 
 
 class SpoilerSafeRetriever(FilteredRetriever):

@@ -10,17 +10,17 @@ os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
 
 from fastmcp import FastMCP  # noqa: E402
 
-from core.settings import Settings  # noqa: E402
-from server.runtime import Runtime  # noqa: E402
-from server.tooling import ScoperagErrorMiddleware  # noqa: E402
+from scoperag.core.settings import Settings  # noqa: E402
+from scoperag.server.runtime import Runtime  # noqa: E402
+from scoperag.server.tooling import ScoperagErrorMiddleware  # noqa: E402
 
 # profile -> module with `build(runtime) -> FastMCP` (imported only when the profile is on)
 PROFILE_MODULES = {
-    "pdf": "server.pdf_tools",
-    "books": "server.books_tools",
-    "memory": "server.memory_tools",
-    "dnd": "server.dnd_tools",
-    "docs": "server.docs_tools",
+    "pdf": "scoperag.server.pdf_tools",
+    "books": "scoperag.server.books_tools",
+    "memory": "scoperag.server.memory_tools",
+    "dnd": "scoperag.server.dnd_tools",
+    "docs": "scoperag.server.docs_tools",
 }
 
 INSTRUCTIONS = (

@@ -44,9 +44,9 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         path: Path, book_id: str, title: str | None, last_chapter: int | None, as_json: bool
     ) -> None:
         """Ingest a plain-text book (UTF-8); re-ingesting a book id replaces that book."""
-        from pipelines.book import BookRejectedError, BookReport, ingest_book
-        from server.cli import load_settings, run_friendly
-        from server.runtime import Runtime
+        from scoperag.pipelines.book import BookRejectedError, BookReport, ingest_book
+        from scoperag.server.cli import load_settings, run_friendly
+        from scoperag.server.runtime import Runtime
 
         runtime = Runtime(load_settings())
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from core.contracts.books import DEFAULT_READER
-from core.errors import InvalidParameterError, ScoperagError
-from core.reading_state import ReadingState
-from postprocessors.sentence_dedup import SentenceDedup
-from postprocessors.spoiler_truncation import SpoilerTruncation
-from retrievers.book_lookup import BookLookup, SentenceRef, words
-from retrievers.spoiler_safe import SpoilerSafeRetriever
-from server.books_tools import (
+from scoperag.core.contracts.books import DEFAULT_READER
+from scoperag.core.errors import InvalidParameterError, ScoperagError
+from scoperag.core.reading_state import ReadingState
+from scoperag.postprocessors.sentence_dedup import SentenceDedup
+from scoperag.postprocessors.spoiler_truncation import SpoilerTruncation
+from scoperag.retrievers.book_lookup import BookLookup, SentenceRef, words
+from scoperag.retrievers.spoiler_safe import SpoilerSafeRetriever
+from scoperag.server.books_tools import (
     BookList,
     GetPositionParams,
     Passage,
@@ -20,7 +20,7 @@ from server.books_tools import (
     SearchBookResult,
     SetPositionParams,
 )
-from server.runtime import Runtime
+from scoperag.server.runtime import Runtime
 
 NO_BOOKS = "none yet: ingest one with `scoperag ingest book PATH --book-id ID`"
 _SHOWN_CANDIDATES = 5

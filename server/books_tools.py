@@ -7,9 +7,9 @@ from datetime import datetime
 from fastmcp import FastMCP
 from pydantic import BaseModel, Field
 
-from core.contracts.books import BOOK_ID, DEFAULT_READER, BookSummary
-from server.runtime import Runtime
-from server.tooling import ModelTool, deferred_service, params_model
+from scoperag.core.contracts.books import BOOK_ID, DEFAULT_READER, BookSummary
+from scoperag.server.runtime import Runtime
+from scoperag.server.tooling import ModelTool, deferred_service, params_model
 
 _READER = Field(
     default=None,
@@ -98,7 +98,7 @@ class SearchBookResult(BaseModel):
 
 def build(runtime: Runtime) -> FastMCP:
     """The books sub-server; its handlers (and their heavy imports) load on the first call."""
-    service = deferred_service("server.books_service:BookService", runtime)
+    service = deferred_service("scoperag.server.books_service:BookService", runtime)
     mcp = FastMCP("scoperag-books")
     mcp.add_tool(
         ModelTool.build(

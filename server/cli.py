@@ -11,8 +11,8 @@ from typing import Any
 import click
 from pydantic import ValidationError
 
-from core.errors import ScoperagError
-from core.settings import PROFILES, Settings
+from scoperag.core.errors import ScoperagError
+from scoperag.core.settings import PROFILES, Settings
 
 
 def load_settings(**overrides: Any) -> Settings:
@@ -93,8 +93,8 @@ def path() -> None:
 @click.option("--profiles", default=None, help=f"Comma-separated subset of {','.join(PROFILES)}.")
 def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
     """Run the MCP server over stdio (default) or streamable HTTP."""
-    from server.app import build_server
-    from server.runtime import Runtime
+    from scoperag.server.app import build_server
+    from scoperag.server.runtime import Runtime
 
     runtime = Runtime(load_settings(profiles=profiles))
     mcp = build_server(runtime)
@@ -103,7 +103,7 @@ def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
         return
     import uvicorn
 
-    from server.http_app import build_http_app
+    from scoperag.server.http_app import build_http_app
 
     uvicorn.run(build_http_app(runtime, mcp), host=host, port=port, log_level="warning")
 
@@ -122,8 +122,8 @@ def ingest_pdf(
     paths: tuple[Path, ...], document_id: str | None, collection: str | None, as_json: bool
 ) -> None:
     """Ingest PDF files (or directories of PDFs); re-ingesting a file replaces its pages."""
-    from server.pdf_service import ingest_paths
-    from server.runtime import Runtime
+    from scoperag.server.pdf_service import ingest_paths
+    from scoperag.server.runtime import Runtime
 
     runtime = Runtime(load_settings(pdf_collection=collection))
     result = run_friendly(
@@ -139,7 +139,7 @@ def ingest_pdf(
 @click.option("--query", default="How do I encrypt a PDF file?", show_default=True)
 def demo(query: str) -> None:
     """Ingest the bundled sample PDFs and run filtered `qdrant-find` calls over MCP."""
-    from server.demo import run_demo
+    from scoperag.server.demo import run_demo
 
     run_friendly(lambda: run_demo(load_settings(), query))
 
@@ -147,11 +147,11 @@ def demo(query: str) -> None:
 # Modules that add commands: each defines `register(cli, ingest)` and keeps heavy imports inside
 # its command functions, so `scoperag --help` stays fast.
 COMMAND_MODULES = [
-    "server.books_cli",
-    "server.memory_cli",
-    "server.dnd_cli",
-    "server.docs_cli",
-    "server.engine_cli",
+    "scoperag.server.books_cli",
+    "scoperag.server.memory_cli",
+    "scoperag.server.dnd_cli",
+    "scoperag.server.docs_cli",
+    "scoperag.server.engine_cli",
 ]
 
 

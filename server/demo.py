@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from core.settings import Settings
+from scoperag.core.settings import Settings
 
 SAMPLES = Path(__file__).parent / "samples"
 
@@ -20,10 +20,10 @@ def sample_pdfs() -> list[Path]:
 async def _ask(settings: Settings, query: str) -> None:
     from fastmcp import Client
 
-    from server.app import build_server
-    from server.cli import print_report, progress_bar
-    from server.pdf_service import ingest_paths
-    from server.runtime import Runtime
+    from scoperag.server.app import build_server
+    from scoperag.server.cli import print_report, progress_bar
+    from scoperag.server.pdf_service import ingest_paths
+    from scoperag.server.runtime import Runtime
 
     runtime = Runtime(settings.model_copy(update={"profiles": ["pdf"]}))
     click.echo(f"Ingesting {len(sample_pdfs())} sample PDFs into {settings.data_dir} ...")

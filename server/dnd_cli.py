@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from server.cli import load_settings, print_report, progress_bar, run_friendly
+from scoperag.server.cli import load_settings, print_report, progress_bar, run_friendly
 
 
 def register(cli: click.Group, ingest: click.Group) -> None:
@@ -22,8 +22,8 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         One item per spell, creature, equipment, character option or rule; files of other
         kinds are skipped with a note; re-ingesting a file replaces its items.
         """
-        from server.dnd_service import ingest_paths
-        from server.runtime import Runtime
+        from scoperag.server.dnd_service import ingest_paths
+        from scoperag.server.runtime import Runtime
 
         runtime = Runtime(load_settings())
         try:

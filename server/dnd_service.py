@@ -13,12 +13,12 @@ from llama_index.core.vector_stores.utils import metadata_dict_to_node
 from pydantic import BaseModel
 from qdrant_client import models
 
-from core.contracts.dnd import COLLECTION, DOCUMENTS, KINDS
-from core.fields import FieldType, FilterableField, build_filter, empty_selection
-from pipelines.dnd import FileProgress, ingest_folders
-from retrievers.filtered import FilteredRetriever
-from retrievers.name_match import NameMatchRetriever
-from server.dnd_tools import (
+from scoperag.core.contracts.dnd import COLLECTION, DOCUMENTS, KINDS
+from scoperag.core.fields import FieldType, FilterableField, build_filter, empty_selection
+from scoperag.pipelines.dnd import FileProgress, ingest_folders
+from scoperag.retrievers.filtered import FilteredRetriever
+from scoperag.retrievers.name_match import NameMatchRetriever
+from scoperag.server.dnd_tools import (
     DndHit,
     DndResult,
     DocumentList,
@@ -27,7 +27,7 @@ from server.dnd_tools import (
     Lookup,
     SearchParams,
 )
-from server.runtime import Runtime
+from scoperag.server.runtime import Runtime
 
 EMPTY_HINT = (
     "No D&D content is ingested yet. Run `scoperag ingest dnd DIR` on Open5e fixture folders "

@@ -13,7 +13,7 @@ from typing import Any
 from fastmcp import FastMCP
 from pydantic import BaseModel, Field, field_validator
 
-from core.contracts.dnd import (
+from scoperag.core.contracts.dnd import (
     CHALLENGE_RATING,
     DOCUMENTS,
     ITEM_TYPE,
@@ -25,9 +25,9 @@ from core.contracts.dnd import (
     DndItemPayload,
     parse_challenge_rating,
 )
-from core.fields import FilterableField
-from server.runtime import Runtime
-from server.tooling import ModelTool, deferred_service, params_model
+from scoperag.core.fields import FilterableField
+from scoperag.server.runtime import Runtime
+from scoperag.server.tooling import ModelTool, deferred_service, params_model
 
 
 class SearchParams(BaseModel):
@@ -156,7 +156,7 @@ def _tool_model(tool: str) -> str:
 
 def build(runtime: Runtime) -> FastMCP:
     """The dnd sub-server; its handlers (and their heavy imports) load on the first call."""
-    service = deferred_service("server.dnd_service:DndService", runtime)
+    service = deferred_service("scoperag.server.dnd_service:DndService", runtime)
     mcp = FastMCP("scoperag-dnd")
     mcp.add_tool(
         ModelTool.build(

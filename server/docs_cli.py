@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from server.cli import load_settings, progress_bar, run_friendly
+from scoperag.server.cli import load_settings, progress_bar, run_friendly
 
 if TYPE_CHECKING:
-    from core.index_status import CollectionIndexes, IndexReport
+    from scoperag.core.index_status import CollectionIndexes, IndexReport
 
 
 def _status_line(status: CollectionIndexes, engine_indexes: bool) -> str:
@@ -51,7 +51,7 @@ def _print_indexes(report: IndexReport, as_json: bool) -> None:
 
 def _index_command(action: Callable[..., IndexReport], as_json: bool) -> None:
     """Run `action(backend, settings)` on the configured engine; exit 1 unless ready."""
-    from server.runtime import Runtime
+    from scoperag.server.runtime import Runtime
 
     runtime = Runtime(load_settings())
     try:
@@ -72,8 +72,8 @@ def register(cli: click.Group, ingest: click.Group) -> None:
     def ingest_docs(file: Path, as_json: bool) -> None:
         """Ingest a JSONL file, one document a line (doc_id, title, text, scope, status,
         doc_type, agent_id, updated_at); a bad line is reported with its number and skipped."""
-        from pipelines.docs import ingest_docs_jsonl
-        from server.runtime import Runtime
+        from scoperag.pipelines.docs import ingest_docs_jsonl
+        from scoperag.server.runtime import Runtime
 
         runtime = Runtime(load_settings())
         try:
@@ -106,7 +106,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
     def check(as_json: bool) -> None:
         """Report which required indexes exist; exit 1 if one is missing."""
-        from core.index_status import index_report
+        from scoperag.core.index_status import index_report
 
         _index_command(index_report, as_json)
 
@@ -114,6 +114,6 @@ def register(cli: click.Group, ingest: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
     def ensure(as_json: bool) -> None:
         """Create the required indexes that are missing (on every existing collection)."""
-        from core.index_status import ensure_required
+        from scoperag.core.index_status import ensure_required
 
         _index_command(ensure_required, as_json)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from core.contracts.docs import COLLECTION, DOCS_FILTERS, DocChunkPayload
-from core.docs_filters import DocsSearchRequest
-from core.index_status import refuse_unindexed
-from retrievers.filtered import FilteredRetriever
-from server.docs_tools import EMPTY_HINT, DocsHit, DocsSearchResult
-from server.runtime import Runtime
+from scoperag.core.contracts.docs import COLLECTION, DOCS_FILTERS, DocChunkPayload
+from scoperag.core.docs_filters import DocsSearchRequest
+from scoperag.core.index_status import refuse_unindexed
+from scoperag.retrievers.filtered import FilteredRetriever
+from scoperag.server.docs_tools import EMPTY_HINT, DocsHit, DocsSearchResult
+from scoperag.server.runtime import Runtime
 
 
 class DocsService:

@@ -15,15 +15,16 @@ from fastapi.responses import JSONResponse
 from fastmcp import FastMCP
 from pydantic import BaseModel, Field, ValidationError
 
-from core.contracts.docs import DocChunkPayload
-from core.docs_filters import FILTER_CONTRACT, DocsSearchFilters, DocsSearchRequest
-from core.errors import InvalidParameterError, ScoperagError
-from core.index_status import IndexesMissingError, IndexReport, index_report
-from server.runtime import Runtime
-from server.tooling import ModelTool, deferred_service, describe_validation_error
+from scoperag.core.contracts.docs import DocChunkPayload
+from scoperag.core.docs_filters import FILTER_CONTRACT, DocsSearchFilters, DocsSearchRequest
+from scoperag.core.errors import InvalidParameterError, ScoperagError
+from scoperag.core.index_status import IndexesMissingError, IndexReport, index_report
+from scoperag.server.runtime import Runtime
+from scoperag.server.tooling import ModelTool, deferred_service, describe_validation_error
 
 SEARCH_PATH = "/v2/docs/search/l0"
-SERVICE = "server.docs_service:DocsService"  # the search both interfaces run, loaded on first use
+# the search both interfaces run, loaded on first use
+SERVICE = "scoperag.server.docs_service:DocsService"
 EMPTY_HINT = (
     "No docs are ingested yet. Run `scoperag ingest docs FILE.jsonl` (with the server stopped "
     "when it uses the embedded store)."

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any
 import click
 from pydantic import BaseModel
 
-from core.errors import ScoperagError
-from core.settings import Settings
-from server.cli import load_settings, run_friendly
+from scoperag.core.errors import ScoperagError
+from scoperag.core.settings import Settings
+from scoperag.server.cli import load_settings, run_friendly
 
 if TYPE_CHECKING:
     from qdrant_client import models
 
-    from core.backend import VectorBackend
+    from scoperag.core.backend import VectorBackend
 
 ENGINES = ("local", "edge", "server")
 BENCH_SCRIPT = Path(__file__).resolve().parents[1] / "evals" / "bench.py"
@@ -61,8 +61,8 @@ def copy_collection(
     Idempotent: points keep their ids, so a second run (or a run after an interruption)
     overwrites instead of duplicating. A target built with another embedder is refused.
     """
-    from core.collections import EMBEDDER_KEY, ensure_indexes
-    from core.contracts.registry import required_indexes
+    from scoperag.core.collections import EMBEDDER_KEY, ensure_indexes
+    from scoperag.core.contracts.registry import required_indexes
 
     began = time.perf_counter()
     metadata = source.collection_metadata(collection)
@@ -103,7 +103,7 @@ def copy_collection(
 
 
 def _dimension(metadata: dict[str, Any], first: list[models.Record]) -> int:
-    from core.backend import DENSE_VECTOR
+    from scoperag.core.backend import DENSE_VECTOR
 
     recorded = metadata.get("scoperag_embedder", {}).get("dimension")
     if recorded:
@@ -125,7 +125,7 @@ def migrate(
     """Copy `collections` (default: all) from one engine to the other."""
     from tqdm import tqdm
 
-    from core.collections import open_backend
+    from scoperag.core.collections import open_backend
 
     if source_engine == target_engine:
         raise ScoperagError(f"--from and --to are both '{source_engine}': choose two engines.")

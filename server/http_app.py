@@ -7,8 +7,8 @@ import importlib
 from fastapi import FastAPI
 from fastmcp import FastMCP
 
-from server.app import PROFILE_MODULES
-from server.runtime import Runtime
+from scoperag.server.app import PROFILE_MODULES
+from scoperag.server.runtime import Runtime
 
 
 def build_http_app(runtime: Runtime, mcp: FastMCP) -> FastAPI:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from server.cli import load_settings, progress_bar, run_friendly
+from scoperag.server.cli import load_settings, progress_bar, run_friendly
 
 
 def register(cli: click.Group, ingest: click.Group) -> None:
@@ -21,8 +21,8 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         """Import memories from FILE.json: a list of {content, tags, memory_type, created_at,
         metadata} objects, or an object with a `memories` list. Content already stored is kept
         once; a bad item is reported and skipped."""
-        from pipelines.memories import import_memories
-        from server.runtime import Runtime
+        from scoperag.pipelines.memories import import_memories
+        from scoperag.server.runtime import Runtime
 
         runtime = Runtime(load_settings())
         bar = progress_bar("memories")

@@ -8,7 +8,7 @@ from typing import Any
 from fastmcp.tools import ToolResult
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from core.contracts.memory import (
+from scoperag.core.contracts.memory import (
     COLLECTION,
     END_DATE,
     MEMORY_TYPE,
@@ -21,13 +21,13 @@ from core.contracts.memory import (
     normalise_tags,
     parse_day,
 )
-from core.errors import InvalidParameterError
-from core.fields import build_filter, empty_selection
-from pipelines.memories import delete_memory, make_memory, store_memories
-from retrievers.browse import BrowseRetriever
-from retrievers.filtered import FilteredRetriever
-from retrievers.ranked import hits_above
-from server.memory_tools import (
+from scoperag.core.errors import InvalidParameterError
+from scoperag.core.fields import build_filter, empty_selection
+from scoperag.pipelines.memories import delete_memory, make_memory, store_memories
+from scoperag.retrievers.browse import BrowseRetriever
+from scoperag.retrievers.filtered import FilteredRetriever
+from scoperag.retrievers.ranked import hits_above
+from scoperag.server.memory_tools import (
     FACETS,
     MODE_FACETS,
     DeleteMemoryParams,
@@ -39,8 +39,8 @@ from server.memory_tools import (
     StoreMemoryParams,
     StoreMemoryResult,
 )
-from server.runtime import Runtime
-from server.toon_output import PageFigures, toon_result
+from scoperag.server.runtime import Runtime
+from scoperag.server.toon_output import PageFigures, toon_result
 
 MAX_RANKED = 1000  # ranked results stop at this many (the most similar)
 EMPTY_HINT = (

@@ -7,9 +7,9 @@ from typing import Any, Literal
 from fastmcp import FastMCP
 from pydantic import BaseModel, Field
 
-from server.runtime import Runtime
-from server.tooling import ModelTool, deferred_service
-from server.toon_output import PageFigures
+from scoperag.server.runtime import Runtime
+from scoperag.server.tooling import ModelTool, deferred_service
+from scoperag.server.toon_output import PageFigures
 
 Mode = Literal["hybrid", "tag", "faceted"]
 FACETS = ("tags", "start_date", "end_date", "memory_type")
@@ -106,7 +106,7 @@ class DeleteMemoryResult(BaseModel):
 
 def build(runtime: Runtime) -> FastMCP:
     """The memory sub-server; its handlers (and their heavy imports) load on the first call."""
-    service = deferred_service("server.memory_service:MemoryService", runtime)
+    service = deferred_service("scoperag.server.memory_service:MemoryService", runtime)
     mcp = FastMCP("scoperag-memory")
     mcp.add_tool(
         ModelTool.build(

@@ -10,14 +10,14 @@ from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from pydantic import BaseModel
 from qdrant_client import models
 
-from core.contracts.pdf import PDF_INDEXES
-from core.fields import FilterableField, build_filter, empty_selection
-from core.paths import allowed_path, expand_files
-from pipelines.page_labels import label_runs
-from pipelines.pdf import FileReport, ingest_pdfs
-from pipelines.store import EmbedNodes, stable_id, write_nodes
-from retrievers.filtered import FilteredRetriever
-from server.pdf_tools import (
+from scoperag.core.contracts.pdf import PDF_INDEXES
+from scoperag.core.fields import FilterableField, build_filter, empty_selection
+from scoperag.core.paths import allowed_path, expand_files
+from scoperag.pipelines.page_labels import label_runs
+from scoperag.pipelines.pdf import FileReport, ingest_pdfs
+from scoperag.pipelines.store import EmbedNodes, stable_id, write_nodes
+from scoperag.retrievers.filtered import FilteredRetriever
+from scoperag.server.pdf_tools import (
     DocumentInfo,
     DocumentList,
     FindResult,
@@ -27,7 +27,7 @@ from server.pdf_tools import (
     StoreParams,
     StoreResult,
 )
-from server.runtime import Runtime
+from scoperag.server.runtime import Runtime
 
 EMPTY_HINT = (
     "No PDFs are ingested yet. Run `scoperag ingest pdf FILE.pdf` (with the server stopped when "

@@ -8,10 +8,10 @@ import anyio
 from fastmcp import Context, FastMCP
 from pydantic import BaseModel, Field
 
-from core.contracts.pdf import PDF_FIELDS
-from core.field_config import configured_fields
-from server.runtime import Runtime
-from server.tooling import ModelTool, deferred_service, params_model
+from scoperag.core.contracts.pdf import PDF_FIELDS
+from scoperag.core.field_config import configured_fields
+from scoperag.server.runtime import Runtime
+from scoperag.server.tooling import ModelTool, deferred_service, params_model
 
 
 class FindParams(BaseModel):
@@ -83,7 +83,7 @@ def build(runtime: Runtime) -> FastMCP:
     """The pdf sub-server; its handlers (and their heavy imports) load on the first call."""
     fields = PDF_FIELDS + configured_fields(runtime.settings, set(FindParams.model_fields))
 
-    service = deferred_service("server.pdf_service:PdfService", runtime, fields)
+    service = deferred_service("scoperag.server.pdf_service:PdfService", runtime, fields)
     mcp = FastMCP("scoperag-pdf")
     mcp.add_tool(
         ModelTool.build(

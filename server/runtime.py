@@ -8,11 +8,11 @@ from collections.abc import AsyncIterator
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from core.settings import Settings
+from scoperag.core.settings import Settings
 
 if TYPE_CHECKING:  # imported on first use, so `tools/list` answers without them
-    from core.backend import VectorBackend
-    from core.embeddings import Embedder
+    from scoperag.core.backend import VectorBackend
+    from scoperag.core.embeddings import Embedder
 
 
 class Runtime:
@@ -26,14 +26,14 @@ class Runtime:
 
     @cached_property
     def backend(self) -> VectorBackend:
-        from core.collections import open_backend
+        from scoperag.core.collections import open_backend
 
         with self._lock:
             return open_backend(self.settings)
 
     @cached_property
     def embedder(self) -> Embedder:
-        from core.embeddings import Embedder
+        from scoperag.core.embeddings import Embedder
 
         return Embedder(self.settings)
 

@@ -14,11 +14,11 @@ from fastmcp.tools import Tool
 from pydantic import BaseModel, ValidationError, create_model
 from pydantic.json_schema import SkipJsonSchema
 
-from core.errors import ScoperagError
-from core.fields import FilterableField
+from scoperag.core.errors import ScoperagError
+from scoperag.core.fields import FilterableField
 
 if TYPE_CHECKING:
-    from server.runtime import Runtime
+    from scoperag.server.runtime import Runtime
 
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 

@@ -6,11 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from core.contracts.books import BookChunkPayload
-from pipelines.book import Book, BookRejectedError, SentenceWindows, chapter_documents, read_book
-from pipelines.chapters import FRONT_MATTER, split_chapters
-from pipelines.gutenberg import read_text, strip_gutenberg
-from pipelines.sentences import split_sentences
+from scoperag.core.contracts.books import BookChunkPayload
+from scoperag.pipelines.book import (
+    Book,
+    BookRejectedError,
+    SentenceWindows,
+    chapter_documents,
+    read_book,
+)
+from scoperag.pipelines.chapters import FRONT_MATTER, split_chapters
+from scoperag.pipelines.gutenberg import read_text, strip_gutenberg
+from scoperag.pipelines.sentences import split_sentences
 
 
 @pytest.fixture(scope="session")

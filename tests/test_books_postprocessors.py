@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from pipelines.book import Book, SentenceWindows, chapter_documents, read_book
-from postprocessors.sentence_dedup import SentenceDedup
-from postprocessors.spoiler_truncation import SpoilerTruncation
+from scoperag.pipelines.book import Book, SentenceWindows, chapter_documents, read_book
+from scoperag.postprocessors.sentence_dedup import SentenceDedup
+from scoperag.postprocessors.spoiler_truncation import SpoilerTruncation
 
 
 @pytest.fixture(scope="module")

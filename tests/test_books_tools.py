@@ -15,12 +15,12 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from qdrant_client import models
 
-from core.contracts.books import BOOK_INDEXES, COLLECTION
-from core.fields import index_plan
-from pipelines.book import Book, ingest_book, read_book
-from server.app import build_server
-from server.cli import cli
-from server.runtime import Runtime
+from scoperag.core.contracts.books import BOOK_INDEXES, COLLECTION
+from scoperag.core.fields import index_plan
+from scoperag.pipelines.book import Book, ingest_book, read_book
+from scoperag.server.app import build_server
+from scoperag.server.cli import cli
+from scoperag.server.runtime import Runtime
 
 LAST_CHAPTER = 3  # 198 sentences, 50 chunks: the whole book is embedded by the eval instead
 

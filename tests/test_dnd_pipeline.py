@@ -11,10 +11,10 @@ import pytest
 from click.testing import CliRunner
 from qdrant_client import models
 
-from core.contracts.dnd import COLLECTION, name_order, parse_challenge_rating
-from pipelines.dnd import KIND_SPECS, entry_text, ingest_folders
-from server.cli import cli
-from server.runtime import Runtime
+from scoperag.core.contracts.dnd import COLLECTION, name_order, parse_challenge_rating
+from scoperag.pipelines.dnd import KIND_SPECS, entry_text, ingest_folders
+from scoperag.server.cli import cli
+from scoperag.server.runtime import Runtime
 
 
 @pytest.mark.parametrize(

@@ -18,9 +18,9 @@ import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
-from server.app import build_server
-from server.dnd_service import ingest_paths
-from server.runtime import Runtime
+from scoperag.server.app import build_server
+from scoperag.server.dnd_service import ingest_paths
+from scoperag.server.runtime import Runtime
 
 SLUGS = ["a5e", "tob", "wotc-srd"]
 KIND_OF_MODEL = {
@@ -314,7 +314,8 @@ async def test_empty_store_says_how_to_ingest(make_runtime: Callable[..., Runtim
 def test_listing_the_tools_loads_neither_llamaindex_nor_qdrant_client() -> None:
     """Regression: the server lists its tools at start-up before any handler is needed."""
     probe = (
-        "import sys; from server.dnd_tools import build; from server.runtime import Runtime; "
+        "import sys; from scoperag.server.dnd_tools import build; "
+        "from scoperag.server.runtime import Runtime; "
         "build(Runtime()); print(sorted(m for m in ('llama_index.core', 'qdrant_client', "
         "'torch') if m in sys.modules))"
     )

@@ -8,17 +8,17 @@ import pytest
 from pydantic import ValidationError
 from qdrant_client import models
 
-from core.contracts.docs import (
+from scoperag.core.contracts.docs import (
     DOCS_FILTERS,
     DocExtensionPayload,
     TimestampError,
     parse_rfc3339,
     required_indexes,
 )
-from core.docs_filters import DEFAULT_STATUS, DocsSearchRequest
-from core.errors import InvalidParameterError
-from core.fields import index_plan
-from core.settings import Settings
+from scoperag.core.docs_filters import DEFAULT_STATUS, DocsSearchRequest
+from scoperag.core.errors import InvalidParameterError
+from scoperag.core.fields import index_plan
+from scoperag.core.settings import Settings
 
 PAYLOAD = {
     "scope": "org_shared",

@@ -9,10 +9,10 @@ from pathlib import Path
 from click.testing import CliRunner
 from qdrant_client import models
 
-from core.contracts.docs import COLLECTION, DocChunkPayload
-from pipelines.docs import ingest_docs_jsonl
-from server.cli import cli
-from server.runtime import Runtime
+from scoperag.core.contracts.docs import COLLECTION, DocChunkPayload
+from scoperag.pipelines.docs import ingest_docs_jsonl
+from scoperag.server.cli import cli
+from scoperag.server.runtime import Runtime
 
 RUNBOOK = (
     "Restart the billing worker when invoices stop flowing. Check the queue depth first, then the "

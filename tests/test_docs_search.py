@@ -21,11 +21,11 @@ import pytest
 import uvicorn
 from fastmcp import Client
 
-from pipelines.docs import ingest_docs_jsonl
-from server.app import build_server
-from server.docs_tools import SEARCH_PATH
-from server.http_app import build_http_app
-from server.runtime import Runtime
+from scoperag.pipelines.docs import ingest_docs_jsonl
+from scoperag.server.app import build_server
+from scoperag.server.docs_tools import SEARCH_PATH
+from scoperag.server.http_app import build_http_app
+from scoperag.server.runtime import Runtime
 
 GENERATOR = Path(__file__).resolve().parents[1] / "evals" / "make_docs_fixture.py"
 TOP = 100  # every test query returns fewer hits than this, so all matches are seen

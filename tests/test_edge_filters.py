@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from qdrant_client import models
 
-from core.backend import DENSE_VECTOR, VectorBackend
-from core.edge_backend import EdgeBackend
-from core.edge_filters import UnsupportedFilterError, to_edge_filter
-from core.qdrant_client_backend import QdrantClientBackend
+from scoperag.core.backend import DENSE_VECTOR, VectorBackend
+from scoperag.core.edge_backend import EdgeBackend
+from scoperag.core.edge_filters import UnsupportedFilterError, to_edge_filter
+from scoperag.core.qdrant_client_backend import QdrantClientBackend
 
 COLLECTION = "conformance"
 INDEXES = {

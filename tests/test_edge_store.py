@@ -20,13 +20,13 @@ from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from llama_index.core.vector_stores import MetadataFilter, MetadataFilters, VectorStoreQuery
 from qdrant_client import models
 
-from core.backend import DENSE_VECTOR
-from core.edge_backend import EdgeBackend
-from core.edge_filters import to_edge_filter
-from core.edge_vector_store import EF_MIN, EF_PER_SHARE, EXACT_BELOW, MissingIndexError
-from core.errors import StoreLockedError
-from core.qdrant_client_backend import QdrantClientBackend
-from core.settings import Settings
+from scoperag.core.backend import DENSE_VECTOR
+from scoperag.core.edge_backend import EdgeBackend
+from scoperag.core.edge_filters import to_edge_filter
+from scoperag.core.edge_vector_store import EF_MIN, EF_PER_SHARE, EXACT_BELOW, MissingIndexError
+from scoperag.core.errors import StoreLockedError
+from scoperag.core.qdrant_client_backend import QdrantClientBackend
+from scoperag.core.settings import Settings
 
 DIM = 8
 
@@ -222,8 +222,8 @@ def test_one_process_at_a_time(tmp_path: Path) -> None:
     with pytest.raises(StoreLockedError, match="already open in another process"):
         EdgeBackend.open(root)
     probe = (
-        "import sys; from pathlib import Path; from core.edge_backend import EdgeBackend\n"
-        "from core.errors import StoreLockedError\n"
+        "import sys; from pathlib import Path; from scoperag.core.edge_backend import EdgeBackend\n"
+        "from scoperag.core.errors import StoreLockedError\n"
         "try:\n    EdgeBackend.open(Path(sys.argv[1]))\n"
         "except StoreLockedError as exc:\n    print(exc); sys.exit(3)\n"
     )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.embeddings import Embedder, EmbedderInfo
-from core.errors import EmbedderMismatchError, EmbeddingServiceError
-from core.settings import Settings
+from scoperag.core.embeddings import Embedder, EmbedderInfo
+from scoperag.core.errors import EmbedderMismatchError, EmbeddingServiceError
+from scoperag.core.settings import Settings
 
 
 def _with_model(embedder: Embedder, **settings: object) -> Embedder:

@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel, ValidationError
 from qdrant_client import models
 
-from core.fields import (
+from scoperag.core.fields import (
     Condition,
     FieldType,
     FilterableField,
@@ -16,7 +16,7 @@ from core.fields import (
     empty_selection,
     index_plan,
 )
-from server.tooling import params_model
+from scoperag.server.tooling import params_model
 
 TAGS = FilterableField(
     name="tags", field_type=FieldType.KEYWORD, condition=Condition.ANY, description="Any tag."

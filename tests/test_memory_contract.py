@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import toon_format
 
-from core.contracts.memory import (
+from scoperag.core.contracts.memory import (
     MEMORY_INDEXES,
     content_hash,
     day_end,
@@ -19,13 +19,13 @@ from core.contracts.memory import (
     parse_moment,
     required_indexes,
 )
-from core.contracts.registry import CONTRACT_MODULES
-from core.errors import InvalidParameterError, ScoperagError
-from core.fields import FieldType, index_plan
-from core.settings import Settings
-from pipelines.memories import make_memory, memory_from_item, read_memories
-from server.memory_tools import MemoryRow, SearchResult
-from server.toon_output import PageFigures, toon_result
+from scoperag.core.contracts.registry import CONTRACT_MODULES
+from scoperag.core.errors import InvalidParameterError, ScoperagError
+from scoperag.core.fields import FieldType, index_plan
+from scoperag.core.settings import Settings
+from scoperag.pipelines.memories import make_memory, memory_from_item, read_memories
+from scoperag.server.memory_tools import MemoryRow, SearchResult
+from scoperag.server.toon_output import PageFigures, toon_result
 
 
 def test_indexes_cover_every_facet_and_the_numeric_order_key() -> None:
@@ -37,7 +37,7 @@ def test_indexes_cover_every_facet_and_the_numeric_order_key() -> None:
         "created_at_ts": FieldType.FLOAT.value,
         "content_hash": "keyword",
     }
-    assert CONTRACT_MODULES["memory"] == "core.contracts.memory"
+    assert CONTRACT_MODULES["memory"] == "scoperag.core.contracts.memory"
 
 
 @pytest.mark.parametrize(

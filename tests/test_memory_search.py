@@ -17,10 +17,10 @@ import toon_format
 from fastmcp import Client, FastMCP
 from fastmcp.exceptions import ToolError
 
-from core.contracts.memory import MemoryPayload
-from pipelines.memories import import_memories, make_memory, store_memories
-from server.app import build_server
-from server.runtime import Runtime
+from scoperag.core.contracts.memory import MemoryPayload
+from scoperag.pipelines.memories import import_memories, make_memory, store_memories
+from scoperag.server.app import build_server
+from scoperag.server.runtime import Runtime
 
 PROBES = {  # created_at -> content: the first and last second of 2026-03-01 and its neighbours
     "2026-02-28T23:59:59Z": "Probe: the last second before March 2026 began.",
@@ -335,7 +335,7 @@ async def test_growing_top_k_rounds_find_the_same_ranked_list(
     """The ranked total needs every hit above the floor: small rounds must add up to one big."""
     query = {"query": "storage configuration", "min_similarity": 0.1, "page_size": 100}
     whole = await search(memory_server, **query)
-    monkeypatch.setattr("retrievers.ranked.FIRST_ROUND", 2)
-    monkeypatch.setattr("retrievers.ranked.GROWTH", 2)
+    monkeypatch.setattr("scoperag.retrievers.ranked.FIRST_ROUND", 2)
+    monkeypatch.setattr("scoperag.retrievers.ranked.GROWTH", 2)
     rounds = await search(memory_server, **query)
     assert rounds == whole and whole["total"] > 8

@@ -13,11 +13,11 @@ from click.testing import CliRunner
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
-from core.contracts.memory import COLLECTION, content_hash
-from core.embeddings import Embedder
-from server.app import build_server
-from server.cli import cli
-from server.runtime import Runtime
+from scoperag.core.contracts.memory import COLLECTION, content_hash
+from scoperag.core.embeddings import Embedder
+from scoperag.server.app import build_server
+from scoperag.server.cli import cli
+from scoperag.server.runtime import Runtime
 
 
 async def call(runtime: Runtime, tool: str, **arguments: Any) -> dict[str, Any]:
@@ -101,7 +101,9 @@ async def test_bad_store_and_delete_parameters_are_clear_errors(
 @pytest.fixture
 def cli_with_shared_model(embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
     """The real `scoperag` CLI, with the session's loaded model instead of a second copy."""
-    monkeypatch.setattr("server.runtime.Runtime", functools.partial(Runtime, embedder=embedder))
+    monkeypatch.setattr(
+        "scoperag.server.runtime.Runtime", functools.partial(Runtime, embedder=embedder)
+    )
     return CliRunner()
 
 

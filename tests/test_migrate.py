@@ -10,14 +10,14 @@ import pytest
 from click.testing import CliRunner
 from fastmcp import Client
 
-from core.backend import VectorBackend
-from core.embeddings import Embedder
-from core.settings import Settings
-from pipelines.pdf import ingest_pdfs
-from server.app import build_server
-from server.cli import cli
-from server.demo import SAMPLES
-from server.runtime import Runtime
+from scoperag.core.backend import VectorBackend
+from scoperag.core.embeddings import Embedder
+from scoperag.core.settings import Settings
+from scoperag.pipelines.pdf import ingest_pdfs
+from scoperag.server.app import build_server
+from scoperag.server.cli import cli
+from scoperag.server.demo import SAMPLES
+from scoperag.server.runtime import Runtime
 
 SAMPLE = SAMPLES / "qpdf-page-labels-num-tree.pdf"
 FIND = {"query": "page labels", "document_id": "qpdf-page-labels-num-tree", "limit": 5}

@@ -19,14 +19,14 @@ from click.testing import CliRunner
 from fastmcp import Client
 from ollama_standin import OllamaStandIn
 
-from core.collections import stored_embedder
-from core.contracts.books import COLLECTION
-from core.embeddings import Embedder
-from core.errors import EmbeddingServiceError
-from core.settings import Settings
-from server.app import build_server
-from server.cli import cli
-from server.runtime import Runtime
+from scoperag.core.collections import stored_embedder
+from scoperag.core.contracts.books import COLLECTION
+from scoperag.core.embeddings import Embedder
+from scoperag.core.errors import EmbeddingServiceError
+from scoperag.core.settings import Settings
+from scoperag.server.app import build_server
+from scoperag.server.cli import cli
+from scoperag.server.runtime import Runtime
 
 REPO = Path(__file__).resolve().parents[1]
 MODEL = "all-minilm"  # Ollama's name for all-MiniLM-L6-v2

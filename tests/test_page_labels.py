@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from pipelines.page_labels import label_runs, letters, page_labels, roman
+from scoperag.pipelines.page_labels import label_runs, letters, page_labels, roman
 
 
 def _span(first: int, last: int, style=str) -> list[str]:

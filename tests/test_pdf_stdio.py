@@ -12,9 +12,9 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from server.app import build_server
-from server.pdf_service import ingest_paths
-from server.runtime import Runtime
+from scoperag.server.app import build_server
+from scoperag.server.pdf_service import ingest_paths
+from scoperag.server.runtime import Runtime
 
 
 def _serve(data_dir: Path, *extra: str) -> StdioTransport:
@@ -82,7 +82,7 @@ def test_listing_every_profile_imports_neither_llamaindex_nor_qdrant_client() ->
     import subprocess
 
     probe = (
-        "import sys; from server.app import build_server; build_server(); "
+        "import sys; from scoperag.server.app import build_server; build_server(); "
         "print(sorted(m for m in ('llama_index.core', 'qdrant_client', 'torch', 'pypdf') "
         "if m in sys.modules))"
     )

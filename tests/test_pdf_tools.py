@@ -11,12 +11,12 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 from pypdf import PdfReader, PdfWriter
 
-from core.collections import EMBEDDER_KEY
-from pipelines.page_labels import page_labels
-from pipelines.pdf import read_pdf
-from server.app import build_server
-from server.pdf_service import ingest_paths
-from server.runtime import Runtime
+from scoperag.core.collections import EMBEDDER_KEY
+from scoperag.pipelines.page_labels import page_labels
+from scoperag.pipelines.pdf import read_pdf
+from scoperag.server.app import build_server
+from scoperag.server.pdf_service import ingest_paths
+from scoperag.server.runtime import Runtime
 
 DOCS = {
     "qpdf-manual-5.1.3": "qpdf-manual-5.1.3.pdf",

@@ -9,8 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from core.fields import Condition, FieldType, FilterableField
-from core.settings import Settings
+from scoperag.core.fields import Condition, FieldType, FilterableField
+from scoperag.core.settings import Settings
 
 COLLECTION = "dnd"
 

@@ -9,8 +9,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, Field
 from pydantic_core import PydanticCustomError
 
-from core.fields import Condition, FieldType, FilterableField
-from core.settings import Settings
+from scoperag.core.fields import Condition, FieldType, FilterableField
+from scoperag.core.settings import Settings
 
 PAYLOAD_CONTRACT = "doc_extension_payload/v1"
 COLLECTION = "docs"

@@ -9,9 +9,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from core.errors import InvalidParameterError
-from core.fields import Condition, FieldType, FilterableField
-from core.settings import Settings
+from scoperag.core.errors import InvalidParameterError
+from scoperag.core.fields import Condition, FieldType, FilterableField
+from scoperag.core.settings import Settings
 
 COLLECTION = "memories"
 ORDER_KEY = "created_at_ts"  # numeric twin of created_at: what order_by and date ranges use

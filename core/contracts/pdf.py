@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from core.fields import FieldType, FilterableField
-from core.settings import Settings
+from scoperag.core.fields import FieldType, FilterableField
+from scoperag.core.settings import Settings
 
 
 class PdfPagePayload(BaseModel):

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import importlib
 
-from core.fields import FilterableField
-from core.settings import Settings
+from scoperag.core.fields import FilterableField
+from scoperag.core.settings import Settings
 
 # profile -> contract module defining `required_indexes(settings) -> {collection: [fields]}`
 CONTRACT_MODULES = {
-    "pdf": "core.contracts.pdf",
-    "books": "core.contracts.books",
-    "memory": "core.contracts.memory",
-    "dnd": "core.contracts.dnd",
-    "docs": "core.contracts.docs",
+    "pdf": "scoperag.core.contracts.pdf",
+    "books": "scoperag.core.contracts.books",
+    "memory": "scoperag.core.contracts.memory",
+    "dnd": "scoperag.core.contracts.dnd",
+    "docs": "scoperag.core.contracts.docs",
 }
 
 

@@ -1,0 +1,5 @@
+"""`python -m scoperag`: the same command line as the `scoperag` script."""
+
+from scoperag.server.cli import main
+
+main()
