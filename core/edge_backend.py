@@ -6,7 +6,9 @@ Layout under the root directory (`<data dir>/edge`):
     <collection>/collection.json   dimension and collection metadata (e.g. the embedder)
     <collection>/shard/         the Edge shard (segments, WAL, payload indexes, HNSW)
 
-One process at a time, as with qdrant-client's local mode: a second one gets `StoreLockedError`.
+One process at a time, as with qdrant-client's local mode: a second one gets `StoreLockedError`
+(and reaches the store through the first, see `scoperag.server.shared_backend`). Threads of the
+owner share it: shards are loaded once under a lock; Edge's own calls are thread-safe.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import fcntl
 import json
 import os
 import shutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -57,6 +60,7 @@ class EdgeBackend(VectorBackend):
         self.root = root
         self._lock = lock
         self._stores: dict[str, EdgeVectorStore] = {}
+        self._loading = threading.Lock()
 
     @classmethod
     def open(cls, root: Path) -> EdgeBackend:
@@ -78,12 +82,16 @@ class EdgeBackend(VectorBackend):
         return self.root / collection
 
     def vector_store(self, collection: str) -> EdgeVectorStore:
-        if collection not in self._stores:
-            if not self.collection_exists(collection):
-                raise ScoperagError(f"Collection '{collection}' does not exist.")
-            shard = edge.EdgeShard.load(str(self._dir(collection) / _SHARD))
-            self._stores[collection] = EdgeVectorStore(shard, collection)
-        return self._stores[collection]
+        store = self._stores.get(collection)
+        if store is not None:
+            return store
+        with self._loading:  # two threads must never load one shard twice
+            if collection not in self._stores:
+                if not self.collection_exists(collection):
+                    raise ScoperagError(f"Collection '{collection}' does not exist.")
+                shard = edge.EdgeShard.load(str(self._dir(collection) / _SHARD))
+                self._stores[collection] = EdgeVectorStore(shard, collection)
+            return self._stores[collection]
 
     def list_collections(self) -> list[str]:
         return sorted(path.parent.name for path in self.root.glob(f"*/{_METADATA}"))

@@ -33,9 +33,7 @@ INSTRUCTIONS = (
 def build_server(runtime: Runtime | None = None) -> FastMCP:
     """The server for `runtime` (default: settings from the environment)."""
     runtime = runtime or Runtime(Settings())
-    mcp = FastMCP(
-        "scoperag", instructions=INSTRUCTIONS, middleware=[ScoperagErrorMiddleware(runtime)]
-    )
+    mcp = FastMCP("scoperag", instructions=INSTRUCTIONS, middleware=[ScoperagErrorMiddleware()])
     for profile in runtime.settings.profiles:
         module = importlib.import_module(PROFILE_MODULES[profile])
         mcp.mount(module.build(runtime))

@@ -145,8 +145,7 @@ def http_router(runtime: Runtime) -> APIRouter:
         """Search the docs with the docs_search_filters/v1 contract (same as elf_docs_search_l0)."""
         try:
             search = DocsSearchRequest.model_validate(await _json_object(request))
-            async with runtime.serialised():
-                return await anyio.to_thread.run_sync(service().search, search)
+            return await anyio.to_thread.run_sync(service().search, search)
         except ValidationError as exc:
             return _invalid(exc)
         except InvalidParameterError as exc:
@@ -158,10 +157,9 @@ def http_router(runtime: Runtime) -> APIRouter:
     async def readiness(response: Response) -> Any:
         """Ready when every enabled profile's collection has its required payload indexes."""
         try:
-            async with runtime.serialised():
-                report = await anyio.to_thread.run_sync(
-                    lambda: index_report(runtime.backend, runtime.settings)
-                )
+            report = await anyio.to_thread.run_sync(
+                lambda: index_report(runtime.backend, runtime.settings)
+            )
         except ScoperagError as exc:
             return _unavailable(exc)
         if not report.ready:

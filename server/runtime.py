@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import threading
-from collections.abc import AsyncIterator
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -20,16 +17,23 @@ class Runtime:
 
     def __init__(self, settings: Settings | None = None, embedder: Embedder | None = None) -> None:
         self.settings = settings or Settings()
-        self._lock = threading.Lock()
         if embedder is not None:  # share one loaded model (tests, notebooks, benchmarks)
             self.__dict__["embedder"] = embedder
 
     @cached_property
     def backend(self) -> VectorBackend:
-        from scoperag.core.collections import open_backend
+        """The engine: a Qdrant server by URL, else the data dir's embedded engine, shared.
 
-        with self._lock:
+        The embedded engine is opened here if no other process has it, else reached through
+        the process that does (`SharedBackend`); either way every operation behaves the same.
+        """
+        if self.settings.effective_backend == "server":
+            from scoperag.core.collections import open_backend
+
             return open_backend(self.settings)
+        from scoperag.server.shared_backend import SharedBackend
+
+        return SharedBackend(self.settings)
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -37,21 +41,8 @@ class Runtime:
 
         return Embedder(self.settings)
 
-    @contextlib.asynccontextmanager
-    async def serialised(self) -> AsyncIterator[None]:
-        """One call at a time on an embedded engine (MCP and HTTP alike); a server needs none."""
-        if self.settings.effective_backend == "server":
-            yield
-            return
-        if "_call_lock" not in self.__dict__:
-            import anyio
-
-            self._call_lock = anyio.Lock()
-        async with self._call_lock:
-            yield
-
     def close(self) -> None:
-        """Release the engine (the embedded store can then be opened by another process)."""
+        """Release the engine: an owner hands the store on to the processes attached to it."""
         backend = self.__dict__.pop("backend", None)
         if backend is not None:
             backend.close()

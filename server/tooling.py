@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 from fastmcp.exceptions import ToolError
@@ -16,9 +16,6 @@ from pydantic.json_schema import SkipJsonSchema
 
 from scoperag.core.errors import ScoperagError
 from scoperag.core.fields import FilterableField
-
-if TYPE_CHECKING:
-    from scoperag.server.runtime import Runtime
 
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 
@@ -97,14 +94,11 @@ class ModelTool(Tool):
 
 
 class ScoperagErrorMiddleware(Middleware):
-    """Turns errors meant for people into tool errors; serialises calls on an embedded engine."""
-
-    def __init__(self, runtime: Runtime) -> None:
-        self._runtime = runtime
+    """Turns errors meant for people into tool errors (calls run concurrently: the engine's
+    own operations are locked where needed, see `scoperag.core.engine_ops`)."""
 
     async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
         try:
-            async with self._runtime.serialised():
-                return await call_next(context)
+            return await call_next(context)
         except ScoperagError as exc:
             raise ToolError(str(exc)) from None

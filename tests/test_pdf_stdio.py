@@ -62,21 +62,6 @@ async def test_tools_list_loads_neither_model_nor_store(tmp_path: Path) -> None:
     assert not (tmp_path / "data").exists()  # nothing was opened under the data dir
 
 
-async def test_a_locked_store_is_explained(
-    make_runtime: Callable[..., Runtime], backend_name: str
-) -> None:
-    if backend_name == "server":
-        pytest.skip("a server has no lock")
-    holder = make_runtime(profiles=["pdf"])
-    assert holder.backend  # opens the embedded store in this process
-    other = Runtime(holder.settings)
-    async with Client(build_server(other)) as client:
-        result = await client.call_tool("qdrant-find", {"query": "x"}, raise_on_error=False)
-    assert result.is_error
-    message = result.content[0].text
-    assert "already open in another process" in message and "SCOPERAG_QDRANT_URL" in message
-
-
 def test_listing_every_profile_imports_neither_llamaindex_nor_qdrant_client() -> None:
     """Start-up stays quick: handlers and their libraries load on the first call."""
     import subprocess

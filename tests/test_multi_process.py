@@ -1,0 +1,159 @@
+"""One embedded store, many processes: real `scoperag serve` stdio servers, the CLI and the API.
+
+Issue 13: the second server on a data dir failed every call with "already open in another
+process", and `scoperag ingest` could not run beside a server. Now the first process owns the
+engine and serves it to the others; when it stops or is killed, a survivor takes over.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+
+from scoperag.core.embeddings import Embedder
+from scoperag.core.settings import Settings
+from scoperag.retrievers.filtered import FilteredRetriever
+from scoperag.server.owner import RECORD
+from scoperag.server.runtime import Runtime
+
+SAMPLE = Path(__file__).resolve().parents[1] / "server" / "samples"
+NOTES = {"document_id": "notes"}
+
+
+def _script() -> str:
+    script = shutil.which("scoperag", path=str(Path(sys.executable).parent))
+    assert script, "the scoperag console script is not installed"
+    return script
+
+
+def _env(data_dir: Path) -> dict[str, str]:
+    return {**os.environ, "SCOPERAG_DATA_DIR": str(data_dir), "SCOPERAG_PROFILES": "pdf"}
+
+
+def _server(data_dir: Path) -> Client:
+    return Client(
+        StdioTransport(_script(), ["serve"], env=_env(data_dir), keep_alive=False), timeout=120
+    )
+
+
+async def _store(client: Client, text: str) -> None:
+    await client.call_tool("qdrant-store", {"information": text, "metadata": NOTES})
+
+
+async def _notes(client: Client) -> set[str]:
+    result = await client.call_tool("qdrant-find", {"query": "note", "limit": 100, **NOTES})
+    return {hit["text"] for hit in result.structured_content["hits"]}
+
+
+def _owner_pid(data_dir: Path) -> int:
+    return json.loads((data_dir / "edge" / RECORD).read_text())["pid"]
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    return tmp_path / "shared"
+
+
+async def test_servers_cli_and_api_share_one_store(data_dir: Path, embedder: Embedder) -> None:
+    """Two stdio servers and the CLI write to one store; the owner leaves (cleanly, then killed)
+    and a survivor takes over each time without losing an acknowledged write."""
+    first, second, third = _server(data_dir), _server(data_dir), _server(data_dir)
+    async with second:
+        async with first:
+            await _store(first, "note alpha from the first server")
+            first_pid = _owner_pid(data_dir)
+            await _store(second, "note beta from the second server")
+            assert _owner_pid(data_dir) == first_pid  # the second one is attached
+            ingest = await anyio.run_process(
+                [_script(), "ingest", "pdf", str(SAMPLE / "qpdf-page-labels-num-tree.pdf")],
+                env=_env(data_dir),
+                check=False,
+            )
+            assert ingest.returncode == 0, ingest.stderr.decode()
+            assert (
+                await _notes(first)
+                == await _notes(second)
+                == {
+                    "note alpha from the first server",
+                    "note beta from the second server",
+                }
+            )
+            listed = await second.call_tool("qdrant-list-documents", {})
+            ids = {d["document_id"] for d in listed.structured_content["documents"]}
+            assert "qpdf-page-labels-num-tree" in ids
+        # the first server has exited: the second takes over on its next call
+        await _store(second, "note gamma after the first server stopped")
+        assert _owner_pid(data_dir) != first_pid
+        assert len(await _notes(second)) == 3
+        async with third:
+            await _store(third, "note delta from the third server")
+            os.kill(_owner_pid(data_dir), signal.SIGKILL)  # the second server, mid-session
+            await _store(third, "note epsilon after the owner was killed")
+            assert len(await _notes(third)) == 5
+            _python_api_reads_while_a_server_holds_the_store(data_dir, embedder)
+    fresh = Runtime(Settings(data_dir=data_dir, profiles=["pdf"]), embedder=embedder)
+    try:
+        assert fresh.backend.role == "owner"  # every server has gone; nothing was lost
+        assert fresh.backend.count(fresh.settings.pdf_collection, None) > 5
+        _assert_retrieves_every_note(fresh, embedder)
+    finally:
+        fresh.close()
+
+
+def _python_api_reads_while_a_server_holds_the_store(data_dir: Path, embedder: Embedder) -> None:
+    runtime = Runtime(Settings(data_dir=data_dir, profiles=["pdf"]), embedder=embedder)
+    try:
+        assert runtime.backend.role == "attached"
+        _assert_retrieves_every_note(runtime, embedder)
+    finally:
+        runtime.close()
+
+
+def _assert_retrieves_every_note(runtime: Runtime, embedder: Embedder) -> None:
+    from qdrant_client import models
+
+    notes = models.Filter(
+        must=[models.FieldCondition(key="document_id", match=models.MatchValue(value="notes"))]
+    )
+    retriever = FilteredRetriever(
+        runtime.backend, embedder, runtime.settings.pdf_collection, notes, top_k=20
+    )
+    texts = {hit.node.get_content() for hit in retriever.retrieve("note")}
+    assert len(texts) == 5 and all(text.startswith("note ") for text in texts)
+
+
+def test_a_second_runtime_in_one_process_works_through_the_first(
+    make_runtime: Callable[..., Runtime], backend_name: str, embedder: Embedder
+) -> None:
+    """Regression: a second runtime on a held store failed with "already open in another
+    process"; it now reaches the engine through the holder, with the same results and errors."""
+    if backend_name == "server":
+        pytest.skip("a server has no owner")
+    holder = make_runtime(profiles=["pdf"])
+    holder.backend.create_collection("shared", 3, {"made": "here"})
+    other = Runtime(holder.settings, embedder=embedder)
+    try:
+        assert (holder.backend.role, other.backend.role) == ("owner", "attached")
+        assert other.backend.collection_metadata("shared") == {"made": "here"}
+        with pytest.raises(type(_error(holder)), match="already exists"):
+            other.backend.create_collection("shared", 3, {})
+    finally:
+        other.close()
+
+
+def _error(runtime: Runtime) -> Exception:
+    try:
+        runtime.backend.create_collection("shared", 3, {})
+    except Exception as exc:
+        return exc
+    raise AssertionError("creating an existing collection must fail")
