@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Literal
 
 import platformdirs
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PROFILES = ("pdf", "books", "memory", "dnd", "docs")
@@ -73,8 +75,8 @@ class Settings(BaseSettings):
         unknown = [name for name in value if name not in PROFILES]
         if unknown:
             raise ValueError(
-                f"SCOPERAG_PROFILES has unknown profile(s) {unknown}; "
-                f"accepted: {', '.join(PROFILES)}"
+                f"unknown profile(s) {', '.join(unknown)}; accepted: {', '.join(PROFILES)} "
+                "(comma-separated)"
             )
         return value
 
@@ -119,3 +121,29 @@ class Settings(BaseSettings):
         view["effective_backend"] = self.effective_backend
         view["effective_embed_model"] = self.effective_embed_model
         return view
+
+
+def env_name(field: str) -> str:
+    """The environment variable of a settings field, e.g. `SCOPERAG_DATA_DIR`."""
+    return f"SCOPERAG_{field.upper()}"
+
+
+def describe_config_error(
+    exc: ValidationError, options: Mapping[str, tuple[str, object]] | None = None
+) -> str:
+    """The problems on one line, each naming where the value came from (the environment
+    variable, or the command-line option given in `options` as field -> (option, value)), the
+    value and what is accepted; no pydantic URLs or error codes."""
+    options = options or {}
+    problems = []
+    for error in exc.errors(include_url=False):
+        message = error["msg"].removeprefix("Value error, ")
+        if not error["loc"]:  # a rule across fields names its variables itself
+            problems.append(message)
+            continue
+        field = str(error["loc"][0])
+        where, value = options.get(field, (env_name(field), os.environ.get(env_name(field))))
+        if value is None:
+            value = error.get("input")
+        problems.append(f"{where}={value!r}: {message}")
+    return "; ".join(problems)

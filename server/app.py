@@ -23,17 +23,30 @@ PROFILE_MODULES = {
     "docs": "scoperag.server.docs_tools",
 }
 
-INSTRUCTIONS = (
-    "scoperag: retrieval scoped by metadata. Search PDF pages by document and page (qdrant-find), "
-    "ask about a book without spoilers past the reader's position, search memories by tags, "
-    "dates and type, look up D&D 5e content by source document, and search shared docs."
-)
+# profile -> its sentence in the server's instructions (only the enabled profiles are described)
+PROFILE_INSTRUCTIONS = {
+    "pdf": "Search PDF pages by document and page label or index (qdrant-find).",
+    "books": "Ask about a book without spoilers past the reader's saved position.",
+    "memory": "Store memories and search them by tags, dates and type.",
+    "dnd": "Look up D&D 5e content (spells, monsters, items, rules) by source document.",
+    "docs": "Search shared documents by scope, status, type, agent and update time.",
+}
+
+
+def instructions(profiles: list[str]) -> str:
+    """The server's instructions: one sentence for each enabled profile."""
+    sentences = " ".join(PROFILE_INSTRUCTIONS[profile] for profile in profiles)
+    return f"scoperag: retrieval scoped by metadata. {sentences}".strip()
 
 
 def build_server(runtime: Runtime | None = None) -> FastMCP:
     """The server for `runtime` (default: settings from the environment)."""
     runtime = runtime or Runtime(Settings())
-    mcp = FastMCP("scoperag", instructions=INSTRUCTIONS, middleware=[ScoperagErrorMiddleware()])
+    mcp = FastMCP(
+        "scoperag",
+        instructions=instructions(runtime.settings.profiles),
+        middleware=[ScoperagErrorMiddleware()],
+    )
     for profile in runtime.settings.profiles:
         module = importlib.import_module(PROFILE_MODULES[profile])
         mcp.mount(module.build(runtime))

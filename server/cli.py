@@ -12,15 +12,25 @@ import click
 from pydantic import ValidationError
 
 from scoperag.core.errors import ScoperagError
-from scoperag.core.settings import PROFILES, Settings
+from scoperag.core.settings import PROFILES, Settings, describe_config_error
+
+# settings field -> the command-line option that overrides it, where the names differ
+OPTION_NAMES = {"pdf_collection": "--collection"}
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Settings from the environment plus command-line overrides, or a clean exit with why."""
+    """Settings from the environment plus command-line overrides, or a one-line exit with why."""
+    given = {k: v for k, v in overrides.items() if v is not None}
     try:
-        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+        return Settings(**given)
     except ValidationError as exc:
-        raise click.UsageError(f"Invalid configuration: {exc}") from None
+        options = {
+            field: (OPTION_NAMES.get(field, "--" + field.replace("_", "-")), value)
+            for field, value in given.items()
+        }
+        raise click.ClickException(
+            f"Invalid configuration: {describe_config_error(exc, options)}"
+        ) from None
 
 
 def run_friendly(action: Callable[[], Any]) -> Any:
@@ -137,11 +147,18 @@ def ingest_pdf(
 
 @cli.command()
 @click.option("--query", default="How do I encrypt a PDF file?", show_default=True)
-def demo(query: str) -> None:
-    """Ingest the bundled sample PDFs and run filtered `qdrant-find` calls over MCP."""
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Keep the demo's store here (default: a temporary dir, removed afterwards).",
+)
+def demo(query: str, data_dir: Path | None) -> None:
+    """Ingest the bundled sample PDFs into a throw-away store and run filtered `qdrant-find`
+    calls over MCP (never touches your data dir)."""
     from scoperag.server.demo import run_demo
 
-    run_friendly(lambda: run_demo(load_settings(), query))
+    run_friendly(lambda: run_demo(load_settings(), query, data_dir))
 
 
 # Modules that add commands: each defines `register(cli, ingest)` and keeps heavy imports inside

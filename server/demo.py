@@ -1,9 +1,14 @@
-"""`scoperag demo`: ingest the bundled sample PDFs, then ask `qdrant-find` over MCP with filters."""
+"""`scoperag demo`: ingest the bundled sample PDFs, then ask `qdrant-find` over MCP with filters.
+
+The demo writes into a throw-away data dir (a temporary one, removed afterwards, unless the
+caller names one), never into the user's store.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import tempfile
 from pathlib import Path
 
 import click
@@ -26,7 +31,9 @@ async def _ask(settings: Settings, query: str) -> None:
     from scoperag.server.runtime import Runtime
 
     runtime = Runtime(settings.model_copy(update={"profiles": ["pdf"]}))
-    click.echo(f"Ingesting {len(sample_pdfs())} sample PDFs into {settings.data_dir} ...")
+    click.echo(
+        f"Ingesting {len(sample_pdfs())} sample PDFs into the demo store {settings.data_dir}"
+    )
     print_report(ingest_paths(runtime, sample_pdfs(), None, progress_bar("pdf")), as_json=False)
     calls = [
         {"query": query, "limit": 3},
@@ -45,5 +52,12 @@ async def _ask(settings: Settings, query: str) -> None:
     runtime.close()
 
 
-def run_demo(settings: Settings, query: str) -> None:
-    asyncio.run(_ask(settings, query))
+def run_demo(settings: Settings, query: str, data_dir: Path | None = None) -> None:
+    """Run the demo in `data_dir` (kept), or in a temporary data dir removed afterwards."""
+    if data_dir is not None:
+        asyncio.run(_ask(settings.model_copy(update={"data_dir": data_dir}), query))
+        click.echo(f"\nThe demo's store is in {data_dir}; remove that directory when done.")
+        return
+    with tempfile.TemporaryDirectory(prefix="scoperag-demo-") as scratch:
+        asyncio.run(_ask(settings.model_copy(update={"data_dir": Path(scratch)}), query))
+    click.echo(f"\nRemoved the demo's temporary store {scratch}; your data dir was not touched.")
