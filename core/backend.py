@@ -52,6 +52,10 @@ class VectorBackend(ABC):
     def delete(self, collection: str, flt: models.Filter) -> None: ...
 
     @abstractmethod
+    def delete_collection(self, collection: str) -> None:
+        """Remove a collection with its points, indexes and metadata."""
+
+    @abstractmethod
     def scroll(
         self,
         collection: str,

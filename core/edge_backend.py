@@ -127,6 +127,15 @@ class EdgeBackend(VectorBackend):
     def delete(self, collection: str, flt: models.Filter) -> None:
         self.vector_store(collection).delete_by_filter(flt)
 
+    def delete_collection(self, collection: str) -> None:
+        """Forget the metadata first (the collection is gone at once), then free the files."""
+        store = self._stores.pop(collection, None)
+        if store is not None:
+            store.client.close()
+        folder = self._dir(collection)
+        (folder / _METADATA).unlink(missing_ok=True)
+        shutil.rmtree(folder, ignore_errors=True)
+
     def scroll(
         self,
         collection: str,

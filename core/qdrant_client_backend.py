@@ -85,6 +85,10 @@ class QdrantClientBackend(VectorBackend):
     def delete(self, collection: str, flt: models.Filter) -> None:
         self.client.delete(collection, points_selector=models.FilterSelector(filter=flt), wait=True)
 
+    def delete_collection(self, collection: str) -> None:
+        self._stores.pop(collection, None)
+        self.client.delete_collection(collection)
+
     def scroll(
         self,
         collection: str,

@@ -169,6 +169,7 @@ COMMAND_MODULES = [
     "scoperag.server.dnd_cli",
     "scoperag.server.docs_cli",
     "scoperag.server.engine_cli",
+    "scoperag.server.data_cli",
 ]
 
 

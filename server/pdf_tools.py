@@ -1,4 +1,5 @@
-"""pdf profile tools: qdrant-find, qdrant-store, qdrant-list-documents, qdrant-ingest-pdf."""
+"""pdf profile tools: qdrant-find, qdrant-store, qdrant-list-documents, qdrant-ingest-pdf,
+qdrant-delete-document."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from pydantic import BaseModel, Field
 
 from scoperag.core.contracts.pdf import PDF_FIELDS
 from scoperag.core.field_config import configured_fields
+from scoperag.server.data_admin import DeleteReport
 from scoperag.server.runtime import Runtime
-from scoperag.server.tooling import ModelTool, deferred_service, params_model
+from scoperag.server.tooling import DESTRUCTIVE, ModelTool, deferred_service, params_model
 
 
 class FindParams(BaseModel):
@@ -73,6 +75,18 @@ class DocumentList(BaseModel):
     message: str | None = None
 
 
+class DeleteDocumentParams(BaseModel):
+    document_id: str = Field(
+        min_length=1, description="Exact id of the PDF document, as qdrant-list-documents shows."
+    )
+
+
+def _delete_document(runtime: Runtime, params: DeleteDocumentParams) -> DeleteReport:
+    from scoperag.server.data_admin import delete
+
+    return delete(runtime.backend, runtime.settings, "pdf", params.document_id)
+
+
 class IngestResult(BaseModel):
     files: list[dict[str, Any]]
     ingested: int
@@ -114,6 +128,18 @@ def build(runtime: Runtime) -> FastMCP:
             NoParams,
             lambda params: service().list_documents(params),
             DocumentList,
+        )
+    )
+
+    mcp.add_tool(
+        ModelTool.build(
+            "qdrant-delete-document",
+            "Delete every page of one ingested PDF document (by its document_id). An unknown id "
+            "is an error listing the stored ones; nothing else is touched.",
+            DeleteDocumentParams,
+            lambda params: _delete_document(runtime, params),
+            DeleteReport,
+            annotations=DESTRUCTIVE,
         )
     )
 

@@ -18,6 +18,7 @@ from scoperag.core.errors import ScoperagError
 from scoperag.core.fields import FilterableField
 
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
+DESTRUCTIVE = {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": False}
 
 
 def describe_validation_error(error: ValidationError) -> str:
@@ -67,6 +68,7 @@ class ModelTool(Tool):
         handler: Callable[[Any], BaseModel],
         result: type[BaseModel],
         read_only: bool = True,
+        annotations: dict[str, bool] | None = None,
     ) -> ModelTool:
         schema = params.model_json_schema()
         schema.pop("title", None)
@@ -76,7 +78,7 @@ class ModelTool(Tool):
             parameters=schema,
             output_schema=result.model_json_schema(mode="serialization"),
             return_type=result,
-            annotations=READ_ONLY if read_only else None,
+            annotations=annotations or (READ_ONLY if read_only else None),
             params_model=params,
             handler=handler,
         )

@@ -1,0 +1,96 @@
+"""`scoperag list`, `scoperag delete` and `scoperag samples`: see and manage the stored data."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from scoperag.server.cli import load_settings, run_friendly
+from scoperag.server.demo import SAMPLES
+
+# profile -> its bundled sample and the command that ingests it
+SAMPLE_COMMANDS = {
+    "pdf": ("", "scoperag ingest pdf {path}"),
+    "books": ("pride-and-prejudice-ch1-3.txt", "scoperag ingest book {path} --book-id pride"),
+    "memory": ("memories.json", "scoperag ingest memories {path}"),
+    "dnd": ("dnd", "scoperag ingest dnd {path}"),
+    "docs": ("docs.jsonl", "scoperag ingest docs {path}"),
+}
+
+
+def _print_listing(listing: dict) -> None:
+    click.echo(f"data dir {listing['data_dir']} (engine: {listing['backend']})")
+    for data in listing["profiles"]:
+        head = f"{data['profile']:<7} collection {data['collection']!r}"
+        if not data["exists"]:
+            click.echo(f"{head}: empty (nothing ingested)")
+            continue
+        click.echo(f"{head}: {data['points']} points, built with {data['embedder']}")
+        for name, counts in data["groups"].items():
+            shown = ", ".join(f"{value} ({n})" for value, n in counts.items()) or "none"
+            click.echo(f"  {name} ({len(counts)}): {shown}")
+    served = {data["collection"] for data in listing["profiles"]}
+    others = [name for name in listing["collections"] if name not in served]
+    if others:
+        click.echo(f"other collections: {', '.join(others)}")
+
+
+def register(cli: click.Group, ingest: click.Group) -> None:
+    """Add the data management commands."""
+    from scoperag.core.settings import PROFILES
+
+    kinds = ("pdf", "book", "memory", "tag", "docs", "dnd", "collection")
+
+    @cli.command("list")
+    @click.option("--json", "as_json", is_flag=True, help="Print the listing as JSON.")
+    def list_command(as_json: bool) -> None:
+        """List the collections, and per enabled profile what is stored (PDF documents, books,
+        memories by tag and type, D&D and docs documents) with counts and the embedder."""
+        from scoperag.server.data_admin import list_store
+        from scoperag.server.runtime import Runtime
+
+        runtime = Runtime(load_settings())
+        try:
+            listing = run_friendly(lambda: list_store(runtime.backend, runtime.settings))
+        finally:
+            runtime.close()
+        if as_json:
+            click.echo(json.dumps(listing.model_dump(), indent=2))
+        else:
+            _print_listing(listing.model_dump())
+
+    @cli.command("delete")
+    @click.argument("kind", type=click.Choice(kinds))
+    @click.argument("name")
+    @click.option("--yes", is_flag=True, help="Delete without asking.")
+    @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+    def delete_command(kind: str, name: str, yes: bool, as_json: bool) -> None:
+        """Delete one thing: `pdf DOCUMENT_ID`, `book BOOK_ID`, `memory CONTENT_HASH`,
+        `tag TAG` (every memory with it), `docs DOC_ID`, `dnd DOCUMENT_SLUG`, or
+        `collection PROFILE` (the profile's whole collection). Asks first unless --yes."""
+        from scoperag.server.data_admin import delete, planned_deletion
+        from scoperag.server.runtime import Runtime
+
+        runtime = Runtime(load_settings())
+        try:
+            backend, settings = runtime.backend, runtime.settings
+            points = run_friendly(lambda: planned_deletion(backend, settings, kind, name))
+            if not yes:
+                click.confirm(f"Delete {kind} {name!r} ({points} points)?", abort=True, err=True)
+            report = run_friendly(lambda: delete(backend, settings, kind, name))
+        finally:
+            runtime.close()
+        click.echo(json.dumps(report.model_dump(), indent=2) if as_json else report.message)
+
+    @cli.command("samples")
+    @click.argument("profile", type=click.Choice(PROFILES), required=False)
+    def samples_command(profile: str | None) -> None:
+        """Print the path of a profile's bundled sample (all of them, with the command that
+        ingests each, when no profile is given)."""
+        if profile:
+            click.echo(str(SAMPLES / SAMPLE_COMMANDS[profile][0]))
+            return
+        for name, (sample, command) in SAMPLE_COMMANDS.items():
+            path = SAMPLES / sample
+            click.echo(f"{name:<7} {command.format(path=path)}")
