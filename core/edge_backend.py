@@ -129,7 +129,8 @@ class EdgeBackend(VectorBackend):
 
     def delete_collection(self, collection: str) -> None:
         """Forget the metadata first (the collection is gone at once), then free the files."""
-        store = self._stores.pop(collection, None)
+        with self._loading:
+            store = self._stores.pop(collection, None)
         if store is not None:
             store.client.close()
         folder = self._dir(collection)
