@@ -1,4 +1,5 @@
-"""books profile tools: set_reading_position, get_reading_position, list_books, search_book."""
+"""books profile tools: set_reading_position, get_reading_position, list_books, search_book,
+ingest_book."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from fastmcp import FastMCP
 from pydantic import BaseModel, Field
 
 from scoperag.core.contracts.books import BOOK_ID, DEFAULT_READER, BookSummary
+from scoperag.server.ingest_tools import add_book_ingest
 from scoperag.server.runtime import Runtime
 from scoperag.server.tooling import ModelTool, deferred_service, params_model
 
@@ -143,4 +145,5 @@ def build(runtime: Runtime) -> FastMCP:
             SearchBookResult,
         )
     )
+    add_book_ingest(mcp, runtime)
     return mcp

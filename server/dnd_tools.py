@@ -1,4 +1,4 @@
-"""dnd profile tools: search_dnd_content, the five lookups and list_documents (Open5e content).
+"""dnd profile tools: search_dnd_content, the five lookups, list_documents, ingest_dnd (Open5e).
 
 Every tool takes `documents` (source slugs): left out = all, [] = nothing (with a message), an
 unknown slug = nothing (with a message naming the known ones); it is ANDed with the rest. The
@@ -26,6 +26,7 @@ from scoperag.core.contracts.dnd import (
     parse_challenge_rating,
 )
 from scoperag.core.fields import FilterableField
+from scoperag.server.ingest_tools import add_dnd_ingest
 from scoperag.server.runtime import Runtime
 from scoperag.server.tooling import ModelTool, deferred_service, params_model
 
@@ -191,4 +192,5 @@ def build(runtime: Runtime) -> FastMCP:
             DocumentList,
         )
     )
+    add_dnd_ingest(mcp, runtime)
     return mcp

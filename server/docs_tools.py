@@ -1,4 +1,4 @@
-"""docs profile: MCP `elf_docs_search_l0`, HTTP `POST /v2/docs/search/l0` and `GET /readyz`.
+"""docs profile: MCP `elf_docs_search_l0`, `ingest_docs`; HTTP `POST /v2/docs/search/l0`, `/readyz`.
 
 Both interfaces validate with `core.docs_filters.DocsSearchRequest` and run `DocsService.search`
 so they accept, refuse and answer alike.
@@ -19,6 +19,7 @@ from scoperag.core.contracts.docs import DocChunkPayload
 from scoperag.core.docs_filters import FILTER_CONTRACT, DocsSearchFilters, DocsSearchRequest
 from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.core.index_status import IndexesMissingError, IndexReport, index_report
+from scoperag.server.ingest_tools import add_docs_ingest
 from scoperag.server.runtime import Runtime
 from scoperag.server.tooling import ModelTool, deferred_service, describe_validation_error
 
@@ -83,6 +84,7 @@ def build(runtime: Runtime) -> FastMCP:
             DocsSearchResult,
         )
     )
+    add_docs_ingest(mcp, runtime)
     return mcp
 
 

@@ -1,4 +1,4 @@
-"""memory profile tools: store_memory, delete_memory, search (faceted, paged, TOON output)."""
+"""memory profile tools: store_memory, delete_memory, search (TOON output), ingest_memories."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any, Literal
 from fastmcp import FastMCP
 from pydantic import BaseModel, Field
 
+from scoperag.server.ingest_tools import add_memory_ingest
 from scoperag.server.runtime import Runtime
 from scoperag.server.tooling import ModelTool, deferred_service
 from scoperag.server.toon_output import PageFigures
@@ -141,4 +142,5 @@ def build(runtime: Runtime) -> FastMCP:
             SearchResult,
         )
     )
+    add_memory_ingest(mcp, runtime)
     return mcp

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-import anyio
 from fastmcp import Context, FastMCP
 from pydantic import BaseModel, Field
 
 from scoperag.core.contracts.pdf import PDF_FIELDS
 from scoperag.core.field_config import configured_fields
 from scoperag.server.data_admin import DeleteReport
+from scoperag.server.ingest_tools import WRITES, run_with_progress
 from scoperag.server.runtime import Runtime
 from scoperag.server.tooling import DESTRUCTIVE, ModelTool, deferred_service, params_model
 
@@ -143,7 +143,7 @@ def build(runtime: Runtime) -> FastMCP:
         )
     )
 
-    @mcp.tool(name="qdrant-ingest-pdf")
+    @mcp.tool(name="qdrant-ingest-pdf", annotations=WRITES)
     async def ingest_pdf(
         paths: Annotated[
             list[str],
@@ -159,10 +159,6 @@ def build(runtime: Runtime) -> FastMCP:
         ] = None,
     ) -> IngestResult:
         """Ingest PDFs (one or more chunks per page); re-ingesting a file replaces its pages."""
-
-        def progress(done: int, total: int, note: str) -> None:
-            anyio.from_thread.run(ctx.report_progress, done, total, note)
-
-        return await anyio.to_thread.run_sync(service().ingest, paths, document_id, progress)
+        return await run_with_progress(ctx, lambda p: service().ingest(paths, document_id, p))
 
     return mcp

@@ -1,0 +1,140 @@
+"""MCP ingest tools of the books, memory, dnd and docs profiles (pdf has `qdrant-ingest-pdf`).
+
+Each reads only below SCOPERAG_ALLOWED_DIRS (`scoperag.core.paths`), runs in a worker thread,
+and sends its progress to the client as MCP progress notifications. The pipelines (and their
+heavy imports) load on the first call, so listing the tools stays quick.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import anyio
+from fastmcp import Context, FastMCP
+from fastmcp.exceptions import ToolError
+from pydantic import Field
+
+from scoperag.core.paths import allowed_path
+from scoperag.server.runtime import Runtime
+
+WRITES = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True}
+Progress = Callable[[int, int, str], None]
+T = TypeVar("T")
+_BELOW = "below SCOPERAG_ALLOWED_DIRS"
+
+
+async def run_with_progress(ctx: Context, work: Callable[[Progress], T]) -> T:
+    """`work(progress)` in a worker thread; each progress call is a notification to the client."""
+
+    def progress(done: int, total: int, note: str = "") -> None:
+        anyio.from_thread.run(ctx.report_progress, done, total, note or None)
+
+    return await anyio.to_thread.run_sync(work, progress)
+
+
+def _file(runtime: Runtime, raw: str, parameter: str = "path") -> Path:
+    return allowed_path(raw, runtime.settings.allowed_dirs, parameter)
+
+
+def add_book_ingest(mcp: FastMCP, runtime: Runtime) -> None:
+    """`ingest_book`: a plain-text book, replacing the book stored under the same id."""
+
+    @mcp.tool(name="ingest_book", annotations=WRITES)
+    async def ingest_book(
+        path: Annotated[str, Field(min_length=1, description=f"A UTF-8 text file {_BELOW}.")],
+        book_id: Annotated[
+            str, Field(min_length=1, description="Id the book tools will know the book by.")
+        ],
+        ctx: Context,
+        title: Annotated[
+            str | None, Field(description="Title (default: the Gutenberg title or file name).")
+        ] = None,
+    ) -> dict[str, Any]:
+        """Ingest a plain-text book (Project Gutenberg headers are removed) for spoiler-safe
+        search_book; re-ingesting a book id replaces that book."""
+        from scoperag.pipelines.book import BookRejectedError
+        from scoperag.pipelines.book import ingest_book as ingest
+
+        file = _file(runtime, path)
+
+        def work(progress: Progress) -> Any:
+            def chunks(done: int, total: int) -> None:
+                progress(done, total, "chunks embedded")
+
+            return ingest(file, runtime.backend, runtime.embedder, book_id, title, None, chunks)
+
+        try:
+            return (await run_with_progress(ctx, work)).model_dump()
+        except BookRejectedError as exc:
+            raise ToolError(f"{file.name}: not ingested, {exc}.") from None
+
+
+def add_memory_ingest(mcp: FastMCP, runtime: Runtime) -> None:
+    """`ingest_memories`: a JSON file of memories."""
+
+    @mcp.tool(name="ingest_memories", annotations=WRITES)
+    async def ingest_memories(
+        path: Annotated[str, Field(min_length=1, description=f"A JSON file {_BELOW}.")],
+        ctx: Context,
+    ) -> dict[str, Any]:
+        """Import memories from a JSON file: a list of {content, tags, memory_type, created_at,
+        metadata} objects, or an object with a `memories` list. Content already stored is kept
+        once; a bad item is reported with its position and skipped."""
+        from scoperag.pipelines.memories import import_memories
+
+        file = _file(runtime, path)
+
+        def work(progress: Progress) -> Any:
+            def memories(done: int, total: int) -> None:
+                progress(done, total, file.name)
+
+            return import_memories(file, runtime.backend, runtime.embedder, memories)
+
+        return (await run_with_progress(ctx, work)).model_dump()
+
+
+def add_dnd_ingest(mcp: FastMCP, runtime: Runtime) -> None:
+    """`ingest_dnd`: Open5e fixture folders."""
+
+    @mcp.tool(name="ingest_dnd", annotations=WRITES)
+    async def ingest_dnd(
+        paths: Annotated[
+            list[str],
+            Field(
+                min_length=1,
+                description=f"Open5e folders (each with a Document.json), or folders of them, "
+                f"{_BELOW}.",
+            ),
+        ],
+        ctx: Context,
+    ) -> dict[str, Any]:
+        """Ingest Open5e (API v1) folders: one item per spell, creature, equipment, character
+        option or rule; re-ingesting a file replaces its items; other files are skipped with a
+        note."""
+        from scoperag.server.dnd_service import ingest_paths
+
+        folders = [_file(runtime, raw, "paths") for raw in paths]
+        result = await run_with_progress(ctx, lambda p: ingest_paths(runtime, folders, p))
+        return result.model_dump()
+
+
+def add_docs_ingest(mcp: FastMCP, runtime: Runtime) -> None:
+    """`ingest_docs`: a JSONL file of documents."""
+
+    @mcp.tool(name="ingest_docs", annotations=WRITES)
+    async def ingest_docs(
+        path: Annotated[str, Field(min_length=1, description=f"A JSONL file {_BELOW}.")],
+        ctx: Context,
+    ) -> dict[str, Any]:
+        """Ingest a JSONL file, one document a line (doc_id, title, text, scope, status,
+        doc_type, agent_id, updated_at); re-ingesting a doc_id replaces it; a bad line is
+        reported with its number and skipped."""
+        from scoperag.pipelines.docs import ingest_docs_jsonl
+
+        file = _file(runtime, path)
+        report = await run_with_progress(
+            ctx, lambda p: ingest_docs_jsonl(file, runtime.backend, runtime.embedder, p)
+        )
+        return report.model_dump(mode="json")
