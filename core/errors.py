@@ -18,13 +18,14 @@ class InvalidParameterError(ScoperagError, ValueError):
 
 
 class StoreLockedError(ScoperagError):
-    """The embedded store is open in another process."""
+    """The embedded store is open in another process, and this use cannot go through it."""
 
     def __init__(self, path: str) -> None:
         super().__init__(
-            f"The embedded store at {path} is already open in another process (probably a running "
-            "`scoperag serve`). Stop that server, or ingest through its MCP ingest tool, or run a "
-            "Qdrant server and set SCOPERAG_QDRANT_URL so several processes can share it."
+            f"The embedded store at {path} is already open in another process. scoperag "
+            "processes share a store through the one holding it, but this one needs it alone "
+            "(e.g. `scoperag migrate`) or the holder does not answer. `scoperag status` shows "
+            "which process it is: stop it and try again."
         )
 
 

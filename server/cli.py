@@ -120,7 +120,7 @@ def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
 
 @cli.group()
 def ingest() -> None:
-    """Ingest sources into the store (the embedded store must not be open in a server)."""
+    """Ingest sources into the store (beside running servers: they share the embedded store)."""
 
 
 @ingest.command("pdf")
@@ -170,6 +170,7 @@ COMMAND_MODULES = [
     "scoperag.server.docs_cli",
     "scoperag.server.engine_cli",
     "scoperag.server.data_cli",
+    "scoperag.server.status_cli",
 ]
 
 

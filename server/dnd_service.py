@@ -31,7 +31,7 @@ from scoperag.server.runtime import Runtime
 
 EMPTY_HINT = (
     "No D&D content is ingested yet. Run `scoperag ingest dnd DIR` on Open5e fixture folders "
-    "(such as data/v1/wotc-srd), with the server stopped when it uses the embedded store."
+    "(such as data/v1/wotc-srd), or call the ingest_dnd tool."
 )
 _MANY = 10_000  # facet limit for "every value" (documents, kinds, sub-types)
 

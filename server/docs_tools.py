@@ -27,8 +27,8 @@ SEARCH_PATH = "/v2/docs/search/l0"
 # the search both interfaces run, loaded on first use
 SERVICE = "scoperag.server.docs_service:DocsService"
 EMPTY_HINT = (
-    "No docs are ingested yet. Run `scoperag ingest docs FILE.jsonl` (with the server stopped "
-    "when it uses the embedded store)."
+    "No docs are ingested yet. Run `scoperag ingest docs FILE.jsonl` (running servers "
+    "share the store with it), or call the ingest_docs tool."
 )
 DESCRIPTION = (
     "Semantic search over the shared docs (docs_search_filters/v1). Filters combine with AND: "

@@ -30,8 +30,8 @@ from scoperag.server.pdf_tools import (
 from scoperag.server.runtime import Runtime
 
 EMPTY_HINT = (
-    "No PDFs are ingested yet. Run `scoperag ingest pdf FILE.pdf` (with the server stopped when "
-    "it uses the embedded store), or call the qdrant-ingest-pdf tool."
+    "No PDFs are ingested yet. Run `scoperag ingest pdf FILE.pdf` (a running server shares the "
+    "store with it), or call the qdrant-ingest-pdf tool."
 )
 STORED_SOURCE = "qdrant-store"
 

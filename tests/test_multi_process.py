@@ -23,8 +23,9 @@ from fastmcp.client.transports import StdioTransport
 from scoperag.core.embeddings import Embedder
 from scoperag.core.settings import Settings
 from scoperag.retrievers.filtered import FilteredRetriever
-from scoperag.server.owner import RECORD
+from scoperag.server.owner import RECORD, engine_dir
 from scoperag.server.runtime import Runtime
+from scoperag.server.status_cli import store_status
 
 SAMPLE = Path(__file__).resolve().parents[1] / "server" / "samples"
 NOTES = {"document_id": "notes"}
@@ -80,6 +81,9 @@ async def test_servers_cli_and_api_share_one_store(data_dir: Path, embedder: Emb
                 check=False,
             )
             assert ingest.returncode == 0, ingest.stderr.decode()
+            status = await anyio.run_process([_script(), "status", "--json"], env=_env(data_dir))
+            report = json.loads(status.stdout)
+            assert report["owner"]["pid"] == first_pid and len(report["attached"]) == 1
             assert (
                 await _notes(first)
                 == await _notes(second)
@@ -157,3 +161,29 @@ def _error(runtime: Runtime) -> Exception:
     except Exception as exc:
         return exc
     raise AssertionError("creating an existing collection must fail")
+
+
+def test_status_names_the_owner_and_the_attached_and_spots_a_stale_record(
+    make_runtime: Callable[..., Runtime], backend_name: str, embedder: Embedder
+) -> None:
+    if backend_name == "server":
+        pytest.skip("a server has no owner")
+    holder = make_runtime(profiles=["pdf"])
+    assert store_status(holder.settings)["owner"] is None  # nothing has opened the store yet
+    assert holder.backend.role == "owner"
+    other = Runtime(holder.settings, embedder=embedder)
+    assert other.backend.role == "attached"
+    report = store_status(holder.settings)
+    assert report["owner"]["pid"] == os.getpid() and report["engine"] == backend_name
+    assert [process["pid"] for process in report["attached"]] == [os.getpid()]
+    other.close()
+    assert store_status(holder.settings)["attached"] == []
+    record = (engine_dir(holder.settings) / RECORD).read_text()
+    holder.close()
+    (engine_dir(holder.settings) / RECORD).write_text(record)  # as a SIGKILLed owner leaves it
+    assert store_status(holder.settings)["note"].startswith("Stale record")
+    reopened = Runtime(holder.settings, embedder=embedder)
+    try:
+        assert reopened.backend.role == "owner"  # the stale record did not stop it
+    finally:
+        reopened.close()
