@@ -108,14 +108,17 @@ def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
 
     runtime = Runtime(load_settings(profiles=profiles))
     mcp = build_server(runtime)
-    if transport == "stdio":
-        mcp.run(show_banner=False)
-        return
-    import uvicorn
+    try:
+        if transport == "stdio":
+            mcp.run(show_banner=False)
+            return
+        import uvicorn
 
-    from scoperag.server.http_app import build_http_app
+        from scoperag.server.http_app import build_http_app
 
-    uvicorn.run(build_http_app(runtime, mcp), host=host, port=port, log_level="warning")
+        uvicorn.run(build_http_app(runtime, mcp), host=host, port=port, log_level="warning")
+    finally:
+        runtime.close()  # an owner hands the store on to the processes still using it
 
 
 @cli.group()
