@@ -48,10 +48,14 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+def _scoperag() -> str:
+    """The `scoperag` script installed beside this Python."""
+    return shutil.which("scoperag", path=str(Path(sys.executable).parent)) or "scoperag"
+
+
 def _ingest(data_dir: Path) -> None:
-    script = shutil.which("scoperag", path=str(Path(sys.executable).parent))
     env = {**os.environ, "SCOPERAG_DATA_DIR": str(data_dir)}
-    subprocess.run([script, "ingest", "pdf", str(SAMPLE)], env=env, check=True)
+    subprocess.run([_scoperag(), "ingest", "pdf", str(SAMPLE)], env=env, check=True)
 
 
 def _serve(command: list[str], data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
@@ -114,7 +118,7 @@ def main() -> None:
     parser.add_argument("--via", default="owner,attached", help="owner and/or attached.")
     parser.add_argument("--serve", default=None, help="Server command (default: scoperag).")
     args = parser.parse_args()
-    command = shlex.split(args.serve) if args.serve else [shutil.which("scoperag") or "scoperag"]
+    command = shlex.split(args.serve) if args.serve else [_scoperag()]
     counts = [int(part) for part in args.clients.split(",")]
     with tempfile.TemporaryDirectory(prefix="scoperag-concurrency-") as folder:
         data_dir = Path(folder) / "data"
