@@ -3,10 +3,12 @@
 Starts `scoperag serve --transport http` on a fresh data dir holding the sample qpdf manual
 (the first server owns the engine), and with `--via attached` a second HTTP server on the same
 data dir (attached: every engine operation goes through the owner). Then, for each client count,
-that many FastMCP clients call `qdrant-find` as fast as they can for `--seconds`, each with its
-own query, through the owner or the attached server. Prints calls/s, p50 and p95 per count.
+that many FastMCP clients call a tool as fast as they can for `--seconds`, through the owner or
+the attached server. Prints calls/s, p50 and p95 per count. `--tool find`: `qdrant-find`, each
+client with its own query (embedding + engine search); `--tool list`: `qdrant-list-documents`
+(engine only: a scroll over every page's payload, no model).
 
-    python evals/concurrency.py --clients 1,2,4,8 --seconds 10 --via owner,attached
+    python evals/concurrency.py --clients 1,2,4,8 --seconds 10 --via owner,attached --tool find
 
 `--serve` runs another build of the server (e.g. an older commit's, with `--via owner`: before
 issue 13 a second server could not open the store) for a before/after comparison.
@@ -80,32 +82,37 @@ async def _ready(url: str) -> None:
             await asyncio.sleep(0.5)
 
 
-async def _client(url: str, query: str, until: float, latencies: list[float]) -> None:
+def _call(tool: str, index: int) -> tuple[str, dict[str, object]]:
+    """The call client `index` repeats."""
+    if tool == "list":
+        return "qdrant-list-documents", {}
+    return "qdrant-find", {"query": QUERIES[index % len(QUERIES)], "limit": 5}
+
+
+async def _client(url: str, call: tuple[str, dict], until: float, latencies: list[float]) -> None:
     async with Client(url, timeout=120) as client:
         while time.monotonic() < until:
             start = time.perf_counter()
-            await client.call_tool("qdrant-find", {"query": query, "limit": 5})
+            await client.call_tool(*call)
             latencies.append(time.perf_counter() - start)
 
 
-async def _round(url: str, clients: int, seconds: float) -> tuple[float, float, float]:
+async def _round(url: str, tool: str, clients: int, seconds: float) -> tuple[float, float, float]:
     latencies: list[float] = []
     start = time.monotonic()
     until = start + seconds
-    await asyncio.gather(
-        *(_client(url, QUERIES[i % len(QUERIES)], until, latencies) for i in range(clients))
-    )
+    await asyncio.gather(*(_client(url, _call(tool, i), until, latencies) for i in range(clients)))
     elapsed = time.monotonic() - start
     cuts = statistics.quantiles(latencies, n=20) if len(latencies) > 1 else latencies * 19
     return len(latencies) / elapsed, statistics.median(latencies) * 1000, cuts[18] * 1000
 
 
-async def _measure(url: str, counts: list[int], seconds: float, label: str) -> None:
+async def _measure(url: str, tool: str, counts: list[int], seconds: float, label: str) -> None:
     await _ready(url)
     for count in counts:
-        rate, p50, p95 = await _round(url, count, seconds)
+        rate, p50, p95 = await _round(url, tool, count, seconds)
         print(
-            f"{label:9} clients={count:<2} {rate:7.1f} calls/s  p50 {p50:6.1f} ms  "
+            f"{label:9} {tool:5} clients={count:<2} {rate:7.1f} calls/s  p50 {p50:6.1f} ms  "
             f"p95 {p95:6.1f} ms",
             flush=True,
         )
@@ -116,6 +123,7 @@ def main() -> None:
     parser.add_argument("--clients", default="1,2,4,8", help="Client counts, comma-separated.")
     parser.add_argument("--seconds", type=float, default=10.0, help="Seconds per client count.")
     parser.add_argument("--via", default="owner,attached", help="owner and/or attached.")
+    parser.add_argument("--tool", choices=["find", "list"], default="find", help="Tool called.")
     parser.add_argument("--serve", default=None, help="Server command (default: scoperag).")
     args = parser.parse_args()
     command = shlex.split(args.serve) if args.serve else [_scoperag()]
@@ -132,7 +140,7 @@ def main() -> None:
                 if via == "attached":
                     attached, url = _serve(command, data_dir)
                     servers.append(attached)
-                asyncio.run(_measure(url, counts, args.seconds, via))
+                asyncio.run(_measure(url, args.tool, counts, args.seconds, via))
         finally:
             for server in servers:
                 server.terminate()
