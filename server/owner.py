@@ -109,9 +109,13 @@ class OwnerServer:
         )
         self._thread.start()
         deadline = time.monotonic() + _START_SECONDS
-        while not self._server.started and self._thread.is_alive():
-            if time.monotonic() > deadline:
-                raise ScoperagError(f"The store's socket {self.socket} did not start listening.")
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                self.stop()
+                raise ScoperagError(
+                    f"The store's socket {self.socket} did not start listening; the store stays "
+                    "closed. Check that the data dir is writable, then try again."
+                )
             time.sleep(0.01)
         temporary = folder / f"{RECORD}.{os.getpid()}.tmp"
         temporary.write_text(json.dumps(self.record, indent=2))

@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -187,3 +188,23 @@ def test_status_names_the_owner_and_the_attached_and_spots_a_stale_record(
         assert reopened.backend.role == "owner"  # the stale record did not stop it
     finally:
         reopened.close()
+
+
+def test_a_data_dir_too_deep_for_a_socket_path_still_shares(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """A Unix socket path holds 108 bytes: a deep data dir gets its socket in a private temp dir,
+    and only this user can connect to it."""
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    settings = Settings(data_dir=deep, backend="edge")
+    holder, other = Runtime(settings, embedder=embedder), Runtime(settings, embedder=embedder)
+    try:
+        holder.backend.create_collection("c", 3, {})
+        assert other.backend.list_collections() == ["c"]
+        socket = Path(json.loads((engine_dir(settings) / RECORD).read_text())["socket"])
+        assert not socket.is_relative_to(deep)
+        assert stat.S_IMODE(socket.parent.stat().st_mode) == 0o700
+        assert stat.S_IMODE(socket.stat().st_mode) == 0o600
+    finally:
+        other.close()
+        holder.close()
