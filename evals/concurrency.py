@@ -109,6 +109,7 @@ async def _round(url: str, tool: str, clients: int, seconds: float) -> tuple[flo
 
 async def _measure(url: str, tool: str, counts: list[int], seconds: float, label: str) -> None:
     await _ready(url)
+    await _round(url, tool, max(counts), min(seconds, 3.0))  # warm-up, not reported
     for count in counts:
         rate, p50, p95 = await _round(url, tool, count, seconds)
         print(
