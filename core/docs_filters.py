@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, create_model
 from scoperag.core.contracts.docs import DOCS_FILTERS, SCOPES, TimestampError, parse_rfc3339
 from scoperag.core.errors import InvalidParameterError
 from scoperag.core.fields import FieldType, FilterableField, build_filter
+from scoperag.core.param_types import Query, RawName, StrictParams
 
 FILTER_CONTRACT = "docs_search_filters/v1"
 DEFAULT_STATUS = "active"
@@ -63,13 +64,15 @@ def _wire_parameter(field: FilterableField) -> tuple[Any, Any]:
         hint["enum"] = [*field.choices, None]
     if field.field_type is FieldType.DATETIME:
         hint["format"] = "date-time"
-    return Annotated[str | None, Field(description=field.description, json_schema_extra=hint)], None
+    return Annotated[
+        RawName | None, Field(description=field.description, json_schema_extra=hint)
+    ], None
 
 
-class SearchParameters(BaseModel):
+class SearchParameters(StrictParams):
     """What a docs search asks for, beside its filters."""
 
-    query: str = Field(min_length=1, description="What to look for, in natural language.")
+    query: Query = Field(description="What to look for, in natural language.")
     top_k: int = Field(default=10, ge=1, le=100, description="How many chunks to return at most.")
 
 

@@ -32,10 +32,15 @@ def configured_fields(settings: Settings, reserved: set[str]) -> list[Filterable
     except ValidationError as exc:
         raise ScoperagError(f"Invalid filterable field declaration: {exc}") from None
     names = [field.name for field in fields]
-    clashes = sorted({name for name in names if name in reserved or names.count(name) > 1})
+    keys = [field.payload_key for field in fields]
+    clashes = sorted(
+        {name for name in names if name in reserved or names.count(name) > 1}
+        | {key for key in keys if key in reserved or keys.count(key) > 1}
+    )
     if clashes:
         raise ScoperagError(
-            f"Filterable field name(s) {clashes} are used twice or clash with the tool's own "
-            f"parameters ({', '.join(sorted(reserved))}); rename them."
+            f"Filterable field name(s) or key(s) {clashes} are used twice or clash with the "
+            f"tool's own parameters and built-in filters ({', '.join(sorted(reserved))}); "
+            "rename them."
         )
     return fields

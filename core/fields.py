@@ -12,7 +12,9 @@ from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
+
+from scoperag.core.param_types import FiniteFloat, Int64, Name, Query
 
 if TYPE_CHECKING:  # imported when a filter is built, not when tools are listed at start-up
     from qdrant_client import models
@@ -39,13 +41,26 @@ class Condition(StrEnum):
     EXCEPT = "except"
 
 
-_PYTHON_TYPES: dict[FieldType, type] = {
-    FieldType.KEYWORD: str,
-    FieldType.INTEGER: int,
-    FieldType.FLOAT: float,
+_PYTHON_TYPES: dict[FieldType, Any] = {
+    FieldType.KEYWORD: Name,
+    FieldType.INTEGER: Int64,
+    FieldType.FLOAT: FiniteFloat,
     FieldType.BOOLEAN: bool,
     FieldType.DATETIME: datetime,
-    FieldType.TEXT: str,
+    FieldType.TEXT: Query,
+}
+
+LIST_CONDITIONS = (Condition.ANY, Condition.ALL, Condition.EXCEPT)
+_EXACT = (Condition.EQ, Condition.NE)
+_RANGES = (Condition.GT, Condition.GTE, Condition.LT, Condition.LTE)
+# The conditions each field type can honour exactly on every engine.
+VALID_CONDITIONS: dict[FieldType, tuple[Condition, ...]] = {
+    FieldType.KEYWORD: (*_EXACT, *LIST_CONDITIONS),
+    FieldType.INTEGER: (*_EXACT, *_RANGES, *LIST_CONDITIONS),
+    FieldType.FLOAT: (*_EXACT, *_RANGES),
+    FieldType.BOOLEAN: _EXACT,
+    FieldType.DATETIME: (*_EXACT, *_RANGES),
+    FieldType.TEXT: _EXACT,
 }
 
 # field type -> Qdrant payload index type (`models.PayloadSchemaType` values)
@@ -89,6 +104,15 @@ def _equal(key: str, value: Any) -> Parts:
     return Parts(must=[_match(key, value)])
 
 
+def _complement(key: str, equal: Parts) -> Parts:
+    """Points that carry `key` and do not match `equal`: the exact complement of `==`."""
+    from qdrant_client import models
+
+    matched = equal.must[0] if len(equal.must) == 1 else models.Filter(must=equal.must)
+    has_no_value = models.IsEmptyCondition(is_empty=models.PayloadField(key=key))
+    return Parts(must_not=[has_no_value, matched])
+
+
 def _text(key: str, value: Any) -> Parts:
     from qdrant_client import models
 
@@ -116,14 +140,11 @@ def _ranged(bound: str) -> Callable[[str, Any], Parts]:
 _CONDITIONS: dict[tuple[FieldType | None, Condition], Callable[[str, Any], Parts]] = {
     (FieldType.TEXT, Condition.EQ): _text,
     (None, Condition.EQ): _equal,
-    (None, Condition.NE): lambda key, value: Parts(must_not=_equal(key, value).must),
     (None, Condition.ANY): _any,
     (None, Condition.ALL): lambda key, values: Parts(must=[_match(key, v) for v in values]),
     (None, Condition.EXCEPT): _except,
     **{(None, condition): _ranged(bound) for condition, bound in _RANGE_KEYS.items()},
 }
-
-LIST_CONDITIONS = (Condition.ANY, Condition.ALL, Condition.EXCEPT)
 
 
 class FilterableField(BaseModel):
@@ -137,6 +158,17 @@ class FilterableField(BaseModel):
     required: bool = False
     ge: float | None = Field(default=None, description="Smallest accepted value (numbers).")
     choices: tuple[str, ...] | None = Field(default=None, description="Accepted values, if fixed.")
+
+    @model_validator(mode="after")
+    def _condition_fits_type(self) -> FilterableField:
+        valid = VALID_CONDITIONS[self.field_type]
+        if self.condition not in valid:
+            raise ValueError(
+                f"field '{self.name}': condition '{self.condition.value}' does not apply to "
+                f"field_type '{self.field_type.value}'; accepted conditions for it: "
+                f"{', '.join(c.value for c in valid)}"
+            )
+        return self
 
     @property
     def payload_key(self) -> str:
@@ -161,11 +193,14 @@ class FilterableField(BaseModel):
 
     def parts(self, value: Any) -> Parts:
         """Qdrant conditions for one given value."""
-        handler = (
-            _CONDITIONS.get((self.field_type, self.condition))
-            or _CONDITIONS[(None, self.condition)]
-        )
-        return handler(self.payload_key, value)
+        if self.condition is Condition.NE:
+            return _complement(
+                self.payload_key, self._handler(Condition.EQ)(self.payload_key, value)
+            )
+        return self._handler(self.condition)(self.payload_key, value)
+
+    def _handler(self, condition: Condition) -> Callable[[str, Any], Parts]:
+        return _CONDITIONS.get((self.field_type, condition)) or _CONDITIONS[(None, condition)]
 
 
 def build_filter(

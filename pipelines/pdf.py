@@ -16,6 +16,7 @@ from pypdf.errors import PdfReadError, PyPdfError
 from scoperag.core.backend import VectorBackend
 from scoperag.core.contracts.pdf import PDF_INDEXES, PdfPagePayload
 from scoperag.core.embeddings import Embedder
+from scoperag.core.fields import FilterableField
 from scoperag.pipelines.page_labels import page_labels
 from scoperag.pipelines.store import EmbedNodes, replace_source, stable_id
 
@@ -132,6 +133,7 @@ def ingest_pdfs(
     collection: str,
     document_id: str | None = None,
     progress: FileProgress | None = None,
+    indexes: Sequence[FilterableField] = PDF_INDEXES,
 ) -> list[FileReport]:
     """Ingest each file, replacing its earlier pages; a bad file is reported and skipped."""
     if document_id is not None and len(paths) != 1:
@@ -157,7 +159,7 @@ def ingest_pdfs(
             report.notes.append(f"{report.pages - report.pages_with_text} page(s) have no text")
         nodes = page_chunks(pdf, embedder)
         report.chunks = replace_source(
-            backend, embedder, collection, PDF_INDEXES, pdf.document_id, nodes
+            backend, embedder, collection, list(indexes), pdf.document_id, nodes
         )
         reports.append(report)
     if progress:

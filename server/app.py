@@ -12,7 +12,10 @@ from fastmcp import FastMCP  # noqa: E402
 
 from scoperag.core.settings import Settings  # noqa: E402
 from scoperag.server.runtime import Runtime  # noqa: E402
-from scoperag.server.tooling import ScoperagErrorMiddleware  # noqa: E402
+from scoperag.server.tooling import (  # noqa: E402
+    ScoperagErrorMiddleware,
+    StrictArgumentsMiddleware,
+)
 
 # profile -> module with `build(runtime) -> FastMCP` (imported only when the profile is on)
 PROFILE_MODULES = {
@@ -42,10 +45,9 @@ def instructions(profiles: list[str]) -> str:
 def build_server(runtime: Runtime | None = None) -> FastMCP:
     """The server for `runtime` (default: settings from the environment)."""
     runtime = runtime or Runtime(Settings())
+    middleware = [StrictArgumentsMiddleware(), ScoperagErrorMiddleware()]
     mcp = FastMCP(
-        "scoperag",
-        instructions=instructions(runtime.settings.profiles),
-        middleware=[ScoperagErrorMiddleware()],
+        "scoperag", instructions=instructions(runtime.settings.profiles), middleware=middleware
     )
     for profile in runtime.settings.profiles:
         module = importlib.import_module(PROFILE_MODULES[profile])

@@ -9,51 +9,45 @@ from fastmcp import FastMCP
 from pydantic import BaseModel, Field
 
 from scoperag.core.contracts.books import BOOK_ID, DEFAULT_READER, BookSummary
+from scoperag.core.param_types import Index, Name, Query, StrictParams
 from scoperag.server.ingest_tools import add_book_ingest
 from scoperag.server.runtime import Runtime
-from scoperag.server.tooling import ModelTool, deferred_service, params_model
+from scoperag.server.tooling import ModelTool, NoParams, deferred_service, params_model
 
 _READER = Field(
     default=None,
-    min_length=1,
     description=f"Who is reading; each reader has their own position. Default '{DEFAULT_READER}'.",
 )
 
-BookParams = params_model("BookParams", BaseModel, [BOOK_ID])
+BookParams = params_model("BookParams", StrictParams, [BOOK_ID])
 
 
 class SetPositionParams(BookParams):  # type: ignore[misc,valid-type]
-    sentence: int | None = Field(
-        default=None, ge=0, description="Sentence id (sid, 0-based) of the last sentence read."
+    sentence: Index | None = Field(
+        default=None, description="Sentence id (sid, 0-based) of the last sentence read."
     )
-    chapter: int | None = Field(
+    chapter: Index | None = Field(
         default=None,
-        ge=0,
         description="'I finished chapter N': the position becomes the last sentence of chapter N.",
     )
-    quote: str | None = Field(
+    quote: Query | None = Field(
         default=None,
-        min_length=1,
         description="The last sentence read, quoted (case and spacing need not match; part of "
         "the sentence is enough when that part occurs only once in the book).",
     )
-    reader: str | None = _READER
+    reader: Name | None = _READER
 
 
 class GetPositionParams(BookParams):  # type: ignore[misc,valid-type]
-    reader: str | None = _READER
+    reader: Name | None = _READER
 
 
 class SearchBookParams(BookParams):  # type: ignore[misc,valid-type]
-    query: str = Field(min_length=1, description="The question or topic, in natural language.")
+    query: Query = Field(description="The question or topic, in natural language.")
     top_k: int = Field(
         default=20, ge=1, le=100, description="How many chunks to retrieve before truncation."
     )
-    reader: str | None = _READER
-
-
-class NoParams(BaseModel):
-    """A tool without parameters."""
+    reader: Name | None = _READER
 
 
 class ReadingPosition(BaseModel):

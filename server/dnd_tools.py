@@ -26,20 +26,20 @@ from scoperag.core.contracts.dnd import (
     parse_challenge_rating,
 )
 from scoperag.core.fields import FilterableField
+from scoperag.core.param_types import Query, StrictParams
 from scoperag.server.ingest_tools import add_dnd_ingest
 from scoperag.server.runtime import Runtime
-from scoperag.server.tooling import ModelTool, deferred_service, params_model
+from scoperag.server.tooling import ModelTool, NoParams, deferred_service, params_model
 
 
-class SearchParams(BaseModel):
-    query: str = Field(min_length=1, description="What to look for: a name or a description.")
+class SearchParams(StrictParams):
+    query: Query = Field(description="What to look for: a name or a description.")
     limit: int = Field(default=10, ge=1, le=100, description="How many results at most.")
 
 
-class LookupParams(BaseModel):
-    name: str | None = Field(
+class LookupParams(StrictParams):
+    name: Query | None = Field(
         default=None,
-        min_length=1,
         description=(
             "Name to look up, case-insensitive: the whole name first, else names containing it "
             "('dragon' finds 'Adult Red Dragon'), else close spellings ('firebal' finds "
@@ -88,10 +88,6 @@ class DocumentSummary(BaseModel):
 class DocumentList(BaseModel):
     documents: list[DocumentSummary]
     message: str | None = None
-
-
-class NoParams(BaseModel):
-    """A tool without parameters."""
 
 
 class IngestResult(BaseModel):

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from fastmcp import FastMCP
 from pydantic import BaseModel, Field
 
+from scoperag.core.param_types import (
+    MAX_METADATA_BYTES,
+    Metadata,
+    Name,
+    Names,
+    OptionalQuery,
+    StrictParams,
+    Text,
+)
 from scoperag.server.ingest_tools import add_memory_ingest
 from scoperag.server.runtime import Runtime
 from scoperag.server.tooling import ModelTool, deferred_service
@@ -22,8 +31,8 @@ MODE_FACETS: dict[str, tuple[str, ...]] = {
 }
 
 
-class SearchParams(BaseModel):
-    query: str = Field(
+class SearchParams(StrictParams):
+    query: OptionalQuery = Field(
         default="",
         description="What to look for, in natural language. Empty: newest memories first.",
     )
@@ -35,22 +44,22 @@ class SearchParams(BaseModel):
             "AND; ranked by similarity with a query, newest first without one."
         ),
     )
-    tags: str | list[str] | None = Field(
+    tags: Name | Names | None = Field(
         default=None, description="Tags to match: a list, or one comma-separated string."
     )
     match_all: bool = Field(
         default=False, description="True: a memory must carry every tag; False: any of them."
     )
-    start_date: str | None = Field(
+    start_date: Name | None = Field(
         default=None, description="First day, YYYY-MM-DD (inclusive, UTC). faceted/tag modes."
     )
-    end_date: str | None = Field(
+    end_date: Name | None = Field(
         default=None, description="Last day, YYYY-MM-DD (inclusive, UTC). faceted/tag modes."
     )
-    memory_type: str | None = Field(
+    memory_type: Name | None = Field(
         default=None, description="Only memories of this type, e.g. decision, learning, note."
     )
-    page: int = Field(default=1, ge=1, description="Page number, from 1.")
+    page: int = Field(default=1, ge=1, le=1_000_000, description="Page number, from 1.")
     page_size: int = Field(default=10, ge=1, le=100, description="Memories per page (1-100).")
     min_similarity: float = Field(
         default=0.6,
@@ -76,16 +85,17 @@ class SearchResult(PageFigures):
     memories: list[MemoryRow]
 
 
-class StoreMemoryParams(BaseModel):
-    content: str = Field(min_length=1, description="The memory, a short self-contained text.")
-    tags: list[str] | str | None = Field(
+class StoreMemoryParams(StrictParams):
+    content: Text = Field(description="The memory, a short self-contained text.")
+    tags: Names | Name | None = Field(
         default=None, description="Tags: a list, or one comma-separated string."
     )
-    memory_type: str | None = Field(
+    memory_type: Name | None = Field(
         default=None, description="Kind of memory, e.g. decision, learning, bug-fix. Default: note."
     )
-    metadata: dict[str, Any] | None = Field(
-        default=None, description="Any JSON object kept with the memory."
+    metadata: Metadata | None = Field(
+        default=None,
+        description=f"Any JSON object kept with the memory (at most {MAX_METADATA_BYTES} bytes).",
     )
 
 
@@ -95,8 +105,10 @@ class StoreMemoryResult(BaseModel):
     message: str
 
 
-class DeleteMemoryParams(BaseModel):
-    content_hash: str = Field(description="The memory's sha256, as search or store_memory gave it.")
+class DeleteMemoryParams(StrictParams):
+    content_hash: Name = Field(
+        description="The memory's sha256, as search or store_memory gave it."
+    )
 
 
 class DeleteMemoryResult(BaseModel):

@@ -10,7 +10,7 @@ from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from pydantic import BaseModel
 from qdrant_client import models
 
-from scoperag.core.contracts.pdf import PDF_INDEXES
+from scoperag.core.contracts.pdf import pdf_indexes
 from scoperag.core.fields import FilterableField, build_filter, empty_selection
 from scoperag.core.paths import allowed_path, expand_files
 from scoperag.pipelines.page_labels import label_runs
@@ -86,7 +86,8 @@ class PdfService:
         )
         runtime = self.runtime
         EmbedNodes(embedder=runtime.embedder)([node])
-        write_nodes(runtime.backend, runtime.embedder, self.collection, PDF_INDEXES, [node])
+        indexes = pdf_indexes(runtime.settings)
+        write_nodes(runtime.backend, runtime.embedder, self.collection, indexes, [node])
         return StoreResult(id=node.node_id, collection=self.collection)
 
     def list_documents(self, _params: BaseModel) -> DocumentList:
@@ -122,7 +123,13 @@ class PdfService:
         files = expand_files([allowed_path(raw, allowed) for raw in raw_paths], ".pdf")
         runtime = self.runtime
         reports = ingest_pdfs(
-            files, runtime.backend, runtime.embedder, self.collection, document_id, progress
+            files,
+            runtime.backend,
+            runtime.embedder,
+            self.collection,
+            document_id,
+            progress,
+            pdf_indexes(runtime.settings),
         )
         return _ingest_result(reports)
 
@@ -145,5 +152,6 @@ def ingest_paths(
         runtime.settings.pdf_collection,
         document_id,
         progress,
+        pdf_indexes(runtime.settings),
     )
     return _ingest_result(reports)

@@ -8,16 +8,22 @@ from typing import Annotated, Any
 from fastmcp import Context, FastMCP
 from pydantic import BaseModel, Field
 
-from scoperag.core.contracts.pdf import PDF_FIELDS
-from scoperag.core.field_config import configured_fields
+from scoperag.core.contracts.pdf import PDF_FIELDS, user_fields
+from scoperag.core.param_types import Metadata, Name, Query, StrictParams, Text
 from scoperag.server.data_admin import DeleteReport
 from scoperag.server.ingest_tools import WRITES, run_with_progress
 from scoperag.server.runtime import Runtime
-from scoperag.server.tooling import DESTRUCTIVE, ModelTool, deferred_service, params_model
+from scoperag.server.tooling import (
+    DESTRUCTIVE,
+    ModelTool,
+    NoParams,
+    deferred_service,
+    params_model,
+)
 
 
-class FindParams(BaseModel):
-    query: str = Field(min_length=1, description="What to look for, in natural language.")
+class FindParams(StrictParams):
+    query: Query = Field(description="What to look for, in natural language.")
     limit: int = Field(default=10, ge=1, le=100, description="How many hits to return at most.")
 
 
@@ -36,9 +42,9 @@ class FindResult(BaseModel):
     message: str | None = None
 
 
-class StoreParams(BaseModel):
-    information: str = Field(min_length=1, description="The text to remember.")
-    metadata: dict[str, Any] | None = Field(
+class StoreParams(StrictParams):
+    information: Text = Field(description="The text to remember.")
+    metadata: Metadata | None = Field(
         default=None,
         description="Payload stored with the text; its keys can be filtered on "
         "(e.g. document_id, physical_page_index, page_label).",
@@ -66,18 +72,14 @@ class DocumentInfo(BaseModel):
     label_ranges: list[LabelRange]
 
 
-class NoParams(BaseModel):
-    """A tool without parameters."""
-
-
 class DocumentList(BaseModel):
     documents: list[DocumentInfo]
     message: str | None = None
 
 
-class DeleteDocumentParams(BaseModel):
-    document_id: str = Field(
-        min_length=1, description="Exact id of the PDF document, as qdrant-list-documents shows."
+class DeleteDocumentParams(StrictParams):
+    document_id: Name = Field(
+        description="Exact id of the PDF document, as qdrant-list-documents shows."
     )
 
 
@@ -95,7 +97,7 @@ class IngestResult(BaseModel):
 
 def build(runtime: Runtime) -> FastMCP:
     """The pdf sub-server; its handlers (and their heavy imports) load on the first call."""
-    fields = PDF_FIELDS + configured_fields(runtime.settings, set(FindParams.model_fields))
+    fields = PDF_FIELDS + user_fields(runtime.settings)
 
     service = deferred_service("scoperag.server.pdf_service:PdfService", runtime, fields)
     mcp = FastMCP("scoperag-pdf")
@@ -146,15 +148,16 @@ def build(runtime: Runtime) -> FastMCP:
     @mcp.tool(name="qdrant-ingest-pdf", annotations=WRITES)
     async def ingest_pdf(
         paths: Annotated[
-            list[str],
+            list[Name],
             Field(
                 min_length=1,
+                max_length=1000,
                 description="PDF files or directories of PDFs, below SCOPERAG_ALLOWED_DIRS.",
             ),
         ],
         ctx: Context,
         document_id: Annotated[
-            str | None,
+            Name | None,
             Field(description="Id for a single PDF; default: the file name without extension."),
         ] = None,
     ) -> IngestResult:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from collections.abc import Callable, Iterable
 from functools import cache
@@ -16,28 +17,65 @@ from pydantic.json_schema import SkipJsonSchema
 
 from scoperag.core.errors import ScoperagError
 from scoperag.core.fields import FilterableField
+from scoperag.core.param_types import StrictParams
 
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 DESTRUCTIVE = {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": False}
 
 
-def describe_validation_error(error: ValidationError) -> str:
-    """One line per bad parameter: its name, the value given and what is accepted."""
+class NoParams(StrictParams):
+    """A tool without parameters."""
+
+
+def describe_validation_error(error: ValidationError, declared: Iterable[str] = ()) -> str:
+    """One line per bad parameter: its name, the value given (shortened) and what is accepted.
+
+    An undeclared argument is named with the declared parameter it most resembles, if any.
+    """
     lines = []
     for item in error.errors():
         name = ".".join(str(part) for part in item["loc"]) or "arguments"
-        given = item.get("input")
-        lines.append(f"Invalid value for '{name}': {given!r}. {item['msg']}.")
+        if item["type"] == "extra_forbidden":
+            lines.append(unknown_argument(name, declared))
+            continue
+        given = shorten(item.get("input"))
+        lines.append(f"Invalid value for '{name}': {given}. {item['msg']}.")
     return " ".join(lines)
 
 
+def unknown_argument(name: str, declared: Iterable[str]) -> str:
+    """'Unknown parameter X (did you mean Y?)', listing the declared parameters."""
+    names = sorted(declared)
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    accepted = ", ".join(names) or "none"
+    return f"Unknown parameter {shorten(name, 80)}.{hint} Accepted parameters: {accepted}."
+
+
+def shorten(value: Any, most: int = 200) -> str:
+    """`repr(value)`, cut to `most` characters so a huge argument is never echoed back."""
+    text = repr(value)
+    if len(text) <= most:
+        return text
+    return f"{text[:most]}... ({len(text)} characters)"
+
+
 def params_model(
-    name: str, base: type[BaseModel], fields: Iterable[FilterableField]
-) -> type[BaseModel]:
-    """`base` (the tool's fixed parameters) plus one optional parameter per filter field."""
+    name: str, base: type[StrictParams], fields: Iterable[FilterableField]
+) -> type[StrictParams]:
+    """`base` (the tool's fixed parameters) plus one optional parameter per filter field.
+
+    A filter may not shadow a fixed parameter: that is an error at start-up.
+    """
     extra: dict[str, Any] = {
         field.name: (field.annotation, ... if field.required else None) for field in fields
     }
+    shadowed = sorted(set(extra) & set(base.model_fields))
+    if shadowed:
+        raise ScoperagError(
+            f"Filter field(s) {shadowed} of {name} shadow the tool's own parameters "
+            f"({', '.join(base.model_fields)}); rename them."
+        )
     return create_model(name, __base__=base, **extra)
 
 
@@ -87,12 +125,40 @@ class ModelTool(Tool):
         try:
             params = self.params_model.model_validate(arguments)
         except ValidationError as exc:
-            raise ToolError(describe_validation_error(exc)) from None
+            declared = self.params_model.model_fields
+            raise ToolError(describe_validation_error(exc, declared)) from None
         try:
             result = await anyio.to_thread.run_sync(self.handler, params)
         except ScoperagError as exc:  # a mounted sub-server would prefix it before the middleware
             raise ToolError(str(exc)) from None
         return self.convert_result(result)
+
+
+class StrictArgumentsMiddleware(Middleware):
+    """Every tool, however declared, refuses arguments it does not declare and says so in its
+    input schema (`additionalProperties: false`)."""
+
+    async def on_list_tools(self, context: MiddlewareContext, call_next: Any) -> Any:
+        tools = await call_next(context)
+        return [_closed(tool) for tool in tools]
+
+    async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
+        arguments = context.message.arguments or {}
+        if context.fastmcp_context is not None:
+            tool = await context.fastmcp_context.fastmcp.get_tool(context.message.name)
+            declared = (tool.parameters.get("properties") or {}) if tool else None
+            unknown = [key for key in arguments if declared is not None and key not in declared]
+            if unknown:
+                raise ToolError(" ".join(unknown_argument(key, declared) for key in unknown))
+        return await call_next(context)
+
+
+def _closed(tool: Tool) -> Tool:
+    if tool.parameters.get("additionalProperties") is False:
+        return tool
+    return tool.model_copy(
+        update={"parameters": {**tool.parameters, "additionalProperties": False}}
+    )
 
 
 class ScoperagErrorMiddleware(Middleware):

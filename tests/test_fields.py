@@ -59,7 +59,8 @@ def test_two_parameters_bound_one_key() -> None:
 @pytest.mark.parametrize(
     ("condition", "value", "expected"),
     [
-        (Condition.NE, "x", {"must_not": [{"key": "k", "match": {"value": "x"}}]}),
+        (Condition.NE, "x", {"must_not": [{"is_empty": {"key": "k"}},
+                                          {"key": "k", "match": {"value": "x"}}]}),
         (Condition.ALL, ["a", "b"], {"must": [{"key": "k", "match": {"value": "a"}},
                                               {"key": "k", "match": {"value": "b"}}]}),
         (Condition.EXCEPT, ["a"], {"must": [{"key": "k", "match": {"except": ["a"]}}]}),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from scoperag.core.field_config import configured_fields
 from scoperag.core.fields import FieldType, FilterableField
 from scoperag.core.settings import Settings
 
@@ -56,6 +57,21 @@ PDF_INDEXES = [
 ]
 
 
+# qdrant-find's own parameters, beside its filters
+FIND_PARAMETERS = ("query", "limit")
+
+
+def user_fields(settings: Settings) -> list[FilterableField]:
+    """The filters a user declared for qdrant-find; none may reuse a built-in name or key."""
+    reserved = {*FIND_PARAMETERS, *(field.name for field in PDF_INDEXES)}
+    return configured_fields(settings, reserved)
+
+
+def pdf_indexes(settings: Settings) -> list[FilterableField]:
+    """Every indexed field of the pdf collection: the built-in ones and the user's."""
+    return [*PDF_INDEXES, *user_fields(settings)]
+
+
 def required_indexes(settings: Settings) -> dict[str, list[FilterableField]]:
     """The pdf profile's collection and its indexed fields."""
-    return {settings.pdf_collection: PDF_INDEXES}
+    return {settings.pdf_collection: pdf_indexes(settings)}

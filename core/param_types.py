@@ -1,0 +1,100 @@
+"""Reusable parameter types with the bounds every engine can honour, used by every profile.
+
+Each type refuses, naming the parameter (pydantic puts the name in the error's location), what
+a Qdrant engine could not store or compare exactly: NUL bytes and lone surrogates in strings,
+whitespace-only values where one is required, integers beyond 64 bits, infinite or NaN floats,
+and texts longer than the documented caps below.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue
+
+# Documented length caps (characters; metadata: bytes of its JSON).
+MAX_QUERY_CHARS = 2_000
+MAX_NAME_CHARS = 512
+MAX_TEXT_CHARS = 100_000
+MAX_METADATA_BYTES = 65_536
+MAX_METADATA_DEPTH = 8
+# Qdrant payload integers and point counts are signed 64-bit.
+MAX_INT = 2**63 - 1
+MIN_INT = -(2**63)
+
+
+class StrictParams(BaseModel):
+    """Base of every tool's parameters: an argument the tool does not declare is an error."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def clean_text(value: str) -> str:
+    """Refuse NUL bytes and lone surrogates, which no engine stores as given."""
+    if "\x00" in value:
+        raise ValueError("contains a NUL byte (\\x00); remove it")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(
+            "contains a lone surrogate (an unpaired \\ud800-\\udfff); send valid Unicode"
+        ) from None
+    return value
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("is empty or only whitespace; give a value or leave the parameter out")
+    return value
+
+
+def _bounded_json(value: Any) -> Any:
+    """Metadata: clean strings (keys too), at most MAX_METADATA_DEPTH deep and
+    MAX_METADATA_BYTES of JSON."""
+    _check_json(value, depth=0)
+    size = len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
+    if size > MAX_METADATA_BYTES:
+        raise ValueError(f"is {size} bytes of JSON; at most {MAX_METADATA_BYTES} are accepted")
+    return value
+
+
+def _check_json(value: Any, depth: int) -> None:
+    if depth > MAX_METADATA_DEPTH:
+        raise ValueError(f"is nested deeper than {MAX_METADATA_DEPTH} levels")
+    if isinstance(value, str):
+        clean_text(value)
+    elif isinstance(value, bool):
+        return
+    elif isinstance(value, int) and not MIN_INT <= value <= MAX_INT:
+        raise ValueError(f"holds the integer {value}, outside the signed 64-bit range")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            clean_text(key)
+            _check_json(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _check_json(item, depth + 1)
+
+
+_CLEAN = AfterValidator(clean_text)
+_REQUIRED = AfterValidator(_not_blank)
+
+Query = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS), _CLEAN, _REQUIRED]
+"""A search query or a quote: 1 to MAX_QUERY_CHARS characters, not only whitespace."""
+OptionalQuery = Annotated[str, Field(max_length=MAX_QUERY_CHARS), _CLEAN]
+"""A query that may be empty (meaning: no ranking)."""
+Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS), _CLEAN, _REQUIRED]
+"""An id, label, tag, slug or other exact value."""
+RawName = Annotated[str, Field(max_length=MAX_NAME_CHARS), _CLEAN]
+"""Like `Name`, where the caller's own contract decides what an empty value means."""
+Names = Annotated[list[Name], Field(max_length=1_000)]
+"""A list of exact values (tags, slugs)."""
+Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS), _CLEAN, _REQUIRED]
+"""A text to store."""
+Metadata = Annotated[dict[str, JsonValue], AfterValidator(_bounded_json)]
+"""A JSON object stored with a text."""
+Int64 = Annotated[int, Field(ge=MIN_INT, le=MAX_INT)]
+Index = Annotated[int, Field(ge=0, le=MAX_INT)]
+"""A 0-based position: page index, sentence id, chapter."""
+FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
