@@ -157,6 +157,7 @@ class FilterableField(BaseModel):
     key: str | None = Field(default=None, description="Payload key; defaults to `name`.")
     required: bool = False
     ge: float | None = Field(default=None, description="Smallest accepted value (numbers).")
+    le: float | None = Field(default=None, description="Largest accepted value (numbers).")
     choices: tuple[str, ...] | None = Field(default=None, description="Accepted values, if fixed.")
 
     @model_validator(mode="after")
@@ -186,7 +187,8 @@ class FilterableField(BaseModel):
             base = Literal[self.choices]  # type: ignore[valid-type]
         if self.is_list:
             base = list[base]
-        constraints = {"ge": self.ge} if self.ge is not None else {}
+        bounds = {"ge": self.ge, "le": self.le}
+        constraints = {name: bound for name, bound in bounds.items() if bound is not None}
         if self.required:
             return Annotated[base, Field(description=self.description, **constraints)]
         return Annotated[base | None, Field(description=self.description, **constraints)]

@@ -45,7 +45,7 @@ def clean_text(value: str) -> str:
 
 def _not_blank(value: str) -> str:
     if not value.strip():
-        raise ValueError("is empty or only whitespace; give a value or leave the parameter out")
+        raise ValueError("must be non-empty text, not only whitespace")
     return value
 
 

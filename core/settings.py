@@ -57,6 +57,11 @@ class Settings(BaseSettings):
         default_factory=list, description="Directories the MCP ingest tools may read from."
     )
     pdf_collection: str = Field(default="pdf_pages", description="Collection of the pdf profile.")
+    http_token: SecretStr | None = Field(
+        default=None,
+        description="Bearer token every HTTP request must carry (all paths but /healthz); "
+        "required to serve HTTP on an address other than loopback.",
+    )
     filterable_fields: str | None = Field(
         default=None, description="JSON list of extra filter fields for `qdrant-find`."
     )
@@ -118,6 +123,7 @@ class Settings(BaseSettings):
         """Settings as printed by `scoperag config` (the API key masked)."""
         view = self.model_dump(mode="json")
         view["qdrant_api_key"] = "***" if self.qdrant_api_key else None
+        view["http_token"] = "***" if self.http_token else None
         view["effective_backend"] = self.effective_backend
         view["effective_embed_model"] = self.effective_embed_model
         return view

@@ -107,6 +107,14 @@ def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
     from scoperag.server.runtime import Runtime
 
     runtime = Runtime(load_settings(profiles=profiles))
+    if transport == "http":
+        from scoperag.server.http_security import is_loopback
+
+        if not is_loopback(host) and not runtime.settings.http_token:
+            raise click.UsageError(
+                f"--host {host} is not a loopback address, so anyone who can reach it could use "
+                "the server: set SCOPERAG_HTTP_TOKEN to a secret bearer token, or bind 127.0.0.1."
+            )
     mcp = build_server(runtime)
     try:
         if transport == "stdio":
@@ -116,7 +124,7 @@ def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
 
         from scoperag.server.http_app import build_http_app
 
-        uvicorn.run(build_http_app(runtime, mcp), host=host, port=port, log_level="warning")
+        uvicorn.run(build_http_app(runtime, mcp, host), host=host, port=port, log_level="warning")
     finally:
         runtime.close()  # an owner hands the store on to the processes still using it
 

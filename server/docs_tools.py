@@ -6,7 +6,6 @@ so they accept, refuse and answer alike.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 import anyio
@@ -19,9 +18,17 @@ from scoperag.core.contracts.docs import DocChunkPayload
 from scoperag.core.docs_filters import FILTER_CONTRACT, DocsSearchFilters, DocsSearchRequest
 from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.core.index_status import IndexesMissingError, IndexReport, index_report
+from scoperag.server.http_body import JSON_MEDIA_TYPE, UnsupportedMediaTypeError, json_object
 from scoperag.server.ingest_tools import add_docs_ingest
 from scoperag.server.runtime import Runtime
-from scoperag.server.tooling import ModelTool, deferred_service, describe_validation_error
+from scoperag.server.tooling import (
+    ModelTool,
+    deferred_service,
+    describe_validation_error,
+    echo,
+    parameter_name,
+    unknown_argument,
+)
 
 SEARCH_PATH = "/v2/docs/search/l0"
 # the search both interfaces run, loaded on first use
@@ -55,7 +62,7 @@ class DocsSearchResult(BaseModel):
 class InvalidRequestBody(BaseModel):
     """HTTP 400: which field was refused, the value given and the rule it breaks."""
 
-    error: Literal["invalid_parameter"] = "invalid_parameter"
+    error: Literal["invalid_parameter", "unsupported_media_type"] = "invalid_parameter"
     contract: Literal["docs_search_filters/v1"] = FILTER_CONTRACT
     field: str
     value: Any
@@ -90,20 +97,34 @@ def build(runtime: Runtime) -> FastMCP:
 
 def _refused(error: InvalidParameterError) -> JSONResponse:
     body = InvalidRequestBody(
-        field=error.parameter, value=error.value, rule=error.accepted, message=str(error)
+        field=error.parameter, value=echo(error.value), rule=error.accepted, message=str(error)
     )
     return JSONResponse(body.model_dump(mode="json"), status_code=400)
 
 
 def _invalid(error: ValidationError) -> JSONResponse:
     first = error.errors()[0]
+    declared = DocsSearchRequest.model_fields
+    field = parameter_name(first["loc"])
+    unknown = first["type"] == "extra_forbidden"
     body = InvalidRequestBody(
-        field=".".join(str(part) for part in first["loc"]),
-        value=None if first["type"] == "missing" else first["input"],
-        rule=first["msg"],
-        message=describe_validation_error(error),
+        field=field,
+        value=None if first["type"] == "missing" else echo(first["input"]),
+        rule=unknown_argument(field, declared) if unknown else first["msg"],
+        message=describe_validation_error(error, declared),
     )
     return JSONResponse(body.model_dump(mode="json"), status_code=400)
+
+
+def _unsupported(error: UnsupportedMediaTypeError) -> JSONResponse:
+    body = InvalidRequestBody(
+        error="unsupported_media_type",
+        field="content-type",
+        value=error.content_type,
+        rule=JSON_MEDIA_TYPE,
+        message=str(error),
+    )
+    return JSONResponse(body.model_dump(mode="json"), status_code=415)
 
 
 def _unavailable(error: ScoperagError) -> JSONResponse:
@@ -112,18 +133,6 @@ def _unavailable(error: ScoperagError) -> JSONResponse:
     else:
         body = UnavailableBody(error="store_unavailable", message=str(error))
     return JSONResponse(body.model_dump(mode="json"), status_code=503)
-
-
-async def _json_object(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        text = raw.decode("utf-8", errors="replace")
-        raise InvalidParameterError("body", text, 'a JSON object such as {"query": "..."}')
-    return data
 
 
 def http_router(runtime: Runtime) -> APIRouter:
@@ -135,7 +144,11 @@ def http_router(runtime: Runtime) -> APIRouter:
     @router.post(
         SEARCH_PATH,
         response_model=DocsSearchResult,
-        responses={400: {"model": InvalidRequestBody}, 503: {"model": UnavailableBody}},
+        responses={
+            400: {"model": InvalidRequestBody},
+            415: {"model": InvalidRequestBody},
+            503: {"model": UnavailableBody},
+        },
         openapi_extra={
             "requestBody": {
                 "required": True,
@@ -146,8 +159,11 @@ def http_router(runtime: Runtime) -> APIRouter:
     async def search_l0(request: Request) -> Any:
         """Search the docs with the docs_search_filters/v1 contract (same as elf_docs_search_l0)."""
         try:
-            search = DocsSearchRequest.model_validate(await _json_object(request))
+            body = json_object(await request.body(), request.headers.get("content-type"))
+            search = DocsSearchRequest.model_validate(body)
             return await anyio.to_thread.run_sync(service().search, search)
+        except UnsupportedMediaTypeError as exc:
+            return _unsupported(exc)
         except ValidationError as exc:
             return _invalid(exc)
         except InvalidParameterError as exc:

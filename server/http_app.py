@@ -8,13 +8,16 @@ from fastapi import FastAPI
 from fastmcp import FastMCP
 
 from scoperag.server.app import PROFILE_MODULES
+from scoperag.server.http_security import secure
 from scoperag.server.runtime import Runtime
 
 
-def build_http_app(runtime: Runtime, mcp: FastMCP) -> FastAPI:
+def build_http_app(runtime: Runtime, mcp: FastMCP, host: str = "127.0.0.1") -> FastAPI:
     """FastAPI app (OpenAPI at /openapi.json): `/mcp`, `/healthz`, and profile routers.
 
-    A profile module may define `http_router(runtime) -> fastapi.APIRouter`.
+    A profile module may define `http_router(runtime) -> fastapi.APIRouter`. Every path but
+    `/healthz` needs SCOPERAG_HTTP_TOKEN when it is set; Host/Origin and body size are checked
+    on all of them (`server.http_security`); `host` is the address the server is bound to.
     """
     mcp_app = mcp.http_app(path="/mcp")
     app = FastAPI(title="scoperag", lifespan=mcp_app.lifespan)
@@ -29,4 +32,6 @@ def build_http_app(runtime: Runtime, mcp: FastMCP) -> FastAPI:
         if hasattr(module, "http_router"):
             app.include_router(module.http_router(runtime))
     app.mount("/", mcp_app)
+    token = runtime.settings.http_token
+    secure(app, host, token.get_secret_value() if token else None)
     return app

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import math
 from collections.abc import Callable, Iterable
 from functools import cache
 from typing import Any
@@ -34,13 +35,35 @@ def describe_validation_error(error: ValidationError, declared: Iterable[str] = 
     """
     lines = []
     for item in error.errors():
-        name = ".".join(str(part) for part in item["loc"]) or "arguments"
+        name = parameter_name(item["loc"])
         if item["type"] == "extra_forbidden":
             lines.append(unknown_argument(name, declared))
             continue
         given = shorten(item.get("input"))
         lines.append(f"Invalid value for '{name}': {given}. {item['msg']}.")
     return " ".join(lines)
+
+
+def parameter_name(location: tuple[int | str, ...]) -> str:
+    """`a.b.0` for an error's location; characters that cannot be sent escaped."""
+    return printable(".".join(str(part) for part in location) or "arguments")
+
+
+def printable(text: str) -> str:
+    """`text` with what UTF-8 cannot carry (lone surrogates) backslash-escaped."""
+    return text.encode("utf-8", errors="backslashreplace").decode("utf-8")
+
+
+def echo(value: Any) -> Any:
+    """A refused value as it can be sent back in JSON: small finite scalars as they are,
+    anything else (long, odd or nested) as a shortened repr."""
+    if value is None or isinstance(value, bool | int):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    if isinstance(value, str) and len(value) <= 200:
+        return printable(value)
+    return shorten(value)
 
 
 def unknown_argument(name: str, declared: Iterable[str]) -> str:

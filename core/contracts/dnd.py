@@ -53,7 +53,7 @@ def parse_challenge_rating(value: str | float | int) -> float:
         raise ValueError(f"not a challenge rating: {value!r}")
     try:
         rating = float(Fraction(str(value).strip()))
-    except (ValueError, ZeroDivisionError):
+    except (ValueError, ZeroDivisionError, OverflowError):
         raise ValueError(f"not a challenge rating: {value!r}") from None
     if rating < 0:
         raise ValueError(f"not a challenge rating: {value!r}")
@@ -92,6 +92,7 @@ LEVEL = FilterableField(
     name="level",
     field_type=FieldType.INTEGER,
     ge=0,
+    le=9,
     description="Spell level: 0 for cantrips, 1 to 9.",
 )
 SCHOOL = FilterableField(

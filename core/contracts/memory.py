@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -124,11 +124,15 @@ def parse_day(value: str, parameter: str) -> date:
     raise InvalidParameterError(parameter, value, DATE_FORMAT)
 
 
+SECONDS_PER_DAY = 86_400
+
+
 def day_start(day: date) -> float:
     """Unix seconds of the day's first instant (00:00:00 UTC)."""
     return datetime.combine(day, time(), UTC).timestamp()
 
 
 def day_end(day: date) -> float:
-    """Unix seconds of the next day's midnight: the exclusive end of the whole day."""
-    return day_start(day + timedelta(days=1))
+    """Unix seconds of the next day's midnight: the exclusive end of the whole day (for
+    9999-12-31 too, whose next day Python's `date` cannot hold)."""
+    return day_start(day) + SECONDS_PER_DAY

@@ -1,0 +1,77 @@
+"""Access control of the HTTP app: bearer token, Host/Origin checks, request body limit.
+
+The Host/Origin guard (DNS-rebinding protection) is FastMCP's own `HostOriginGuardMiddleware`
+in strict mode and the body limit is the MCP SDK's `RequestBodyLimitMiddleware`, applied to the
+whole app (MCP and the profiles' HTTP routes alike); only the token check is ours.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+
+import fastmcp
+from fastapi import FastAPI
+from fastmcp.server.http import HostOriginGuardMiddleware
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, RequestBodyLimitMiddleware
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+# Paths answered without a token: liveness only.
+OPEN_PATHS = frozenset({"/healthz"})
+MAX_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
+
+
+def is_loopback(host: str) -> bool:
+    """True for `localhost` and loopback addresses (127.0.0.0/8, ::1)."""
+    if host.strip("[]").lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class BearerTokenMiddleware:
+    """401 unless `Authorization: Bearer <token>` carries the token (constant-time compare)."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
+            await self.app(scope, receive, send)
+            return
+        given = Headers(scope=scope).get("authorization", "").encode("latin-1")
+        if not hmac.compare_digest(given, self.expected):
+            response = JSONResponse(
+                {
+                    "error": "unauthorized",
+                    "message": "Missing or wrong bearer token: send the header "
+                    "'Authorization: Bearer <SCOPERAG_HTTP_TOKEN>'.",
+                },
+                status_code=401,
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def secure(app: FastAPI, host: str, token: str | None) -> None:
+    """Add the guards to `app`, outermost first: Host/Origin, token, body size.
+
+    Allowed Host names: loopback names, the bound `host` and FASTMCP_HTTP_ALLOWED_HOSTS;
+    allowed Origins: the request's own, loopback ones and FASTMCP_HTTP_ALLOWED_ORIGINS.
+    """
+    app.add_middleware(RequestBodyLimitMiddleware, max_body_size=MAX_BODY_BYTES)
+    if token:
+        app.add_middleware(BearerTokenMiddleware, token=token)
+    app.add_middleware(
+        HostOriginGuardMiddleware,
+        allowed_hosts=[host, *(fastmcp.settings.http_allowed_hosts or [])],
+        allowed_origins=fastmcp.settings.http_allowed_origins,
+        mode="strict",
+    )
