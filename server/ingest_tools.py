@@ -18,6 +18,7 @@ from pydantic import Field
 
 from scoperag.core.paths import allowed_path
 from scoperag.server.runtime import Runtime
+from scoperag.server.tooling import in_thread
 
 WRITES = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True}
 Progress = Callable[[int, int, str], None]
@@ -31,7 +32,7 @@ async def run_with_progress(ctx: Context, work: Callable[[Progress], T]) -> T:
     def progress(done: int, total: int, note: str = "") -> None:
         anyio.from_thread.run(ctx.report_progress, done, total, note or None)
 
-    return await anyio.to_thread.run_sync(work, progress)
+    return await in_thread(work, progress)
 
 
 def _file(runtime: Runtime, raw: str, parameter: str = "path") -> Path:

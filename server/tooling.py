@@ -40,13 +40,23 @@ def describe_validation_error(error: ValidationError, declared: Iterable[str] = 
             lines.append(unknown_argument(name, declared))
             continue
         given = shorten(item.get("input"))
-        lines.append(f"Invalid value for '{name}': {given}. {item['msg']}.")
+        rule = item["msg"] if len(item["msg"]) <= 300 else f"{item['msg'][:300]}..."
+        lines.append(f"Invalid value for '{name}': {given}. {rule}.")
     return " ".join(lines)
 
 
 def parameter_name(location: tuple[int | str, ...]) -> str:
     """`a.b.0` for an error's location; characters that cannot be sent escaped."""
-    return printable(".".join(str(part) for part in location) or "arguments")
+    parts = [str(part) for part in location if not _union_member(part)]
+    return printable(".".join(parts) or "arguments")
+
+
+# pydantic's names of the member of a union a value was tried as: `str`, `list[...]`, ...
+_BARE_TAGS = {"str", "int", "float", "bool", "list", "dict", "none", "constrained-str"}
+
+
+def _union_member(part: int | str) -> bool:
+    return isinstance(part, str) and (part in _BARE_TAGS or part.endswith("]") and "[" in part)
 
 
 def printable(text: str) -> str:
@@ -114,6 +124,15 @@ def deferred_service(path: str, *args: Any) -> Callable[[], Any]:
     return service
 
 
+async def in_thread(handler: Callable[..., Any], *args: Any) -> Any:
+    """`handler(*args)` in a worker thread; an error meant for people becomes a tool error
+    with its message as it is (a mounted sub-server would prefix it before any middleware)."""
+    try:
+        return await anyio.to_thread.run_sync(handler, *args)
+    except ScoperagError as exc:
+        raise ToolError(str(exc)) from None
+
+
 class ModelTool(Tool):
     """A tool validated by a pydantic model and run by a synchronous handler in a thread."""
 
@@ -150,11 +169,7 @@ class ModelTool(Tool):
         except ValidationError as exc:
             declared = self.params_model.model_fields
             raise ToolError(describe_validation_error(exc, declared)) from None
-        try:
-            result = await anyio.to_thread.run_sync(self.handler, params)
-        except ScoperagError as exc:  # a mounted sub-server would prefix it before the middleware
-            raise ToolError(str(exc)) from None
-        return self.convert_result(result)
+        return self.convert_result(await in_thread(self.handler, params))
 
 
 class StrictArgumentsMiddleware(Middleware):
