@@ -16,6 +16,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue
 # Documented length caps (characters; metadata: bytes of its JSON).
 MAX_QUERY_CHARS = 2_000
 MAX_NAME_CHARS = 512
+MAX_PATH_CHARS = 4_096
 MAX_TEXT_CHARS = 100_000
 MAX_METADATA_BYTES = 65_536
 MAX_METADATA_DEPTH = 8
@@ -86,6 +87,9 @@ OptionalQuery = Annotated[str, Field(max_length=MAX_QUERY_CHARS), _CLEAN]
 """A query that may be empty (meaning: no ranking)."""
 Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS), _CLEAN, _REQUIRED]
 """An id, label, tag, slug or other exact value."""
+FilePath = Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS), _CLEAN, _REQUIRED]
+"""A file or folder path as given (checked against SCOPERAG_ALLOWED_DIRS by the tool)."""
+FilePaths = Annotated[list[FilePath], Field(min_length=1, max_length=1_000)]
 RawName = Annotated[str, Field(max_length=MAX_NAME_CHARS), _CLEAN]
 """Like `Name`, where the caller's own contract decides what an empty value means."""
 Names = Annotated[list[Name], Field(max_length=1_000)]

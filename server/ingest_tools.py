@@ -16,6 +16,8 @@ from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError
 from pydantic import Field
 
+from scoperag.core.errors import ScoperagError
+from scoperag.core.param_types import FilePath, FilePaths, Name
 from scoperag.core.paths import allowed_path
 from scoperag.server.runtime import Runtime
 from scoperag.server.tooling import in_thread
@@ -36,7 +38,10 @@ async def run_with_progress(ctx: Context, work: Callable[[Progress], T]) -> T:
 
 
 def _file(runtime: Runtime, raw: str, parameter: str = "path") -> Path:
-    return allowed_path(raw, runtime.settings.allowed_dirs, parameter)
+    try:
+        return allowed_path(raw, runtime.settings.allowed_dirs, parameter)
+    except ScoperagError as exc:  # raised outside `in_thread`: not prefixed by the parent server
+        raise ToolError(str(exc)) from None
 
 
 def add_book_ingest(mcp: FastMCP, runtime: Runtime) -> None:
@@ -44,13 +49,11 @@ def add_book_ingest(mcp: FastMCP, runtime: Runtime) -> None:
 
     @mcp.tool(name="ingest_book", annotations=WRITES)
     async def ingest_book(
-        path: Annotated[str, Field(min_length=1, description=f"A UTF-8 text file {_BELOW}.")],
-        book_id: Annotated[
-            str, Field(min_length=1, description="Id the book tools will know the book by.")
-        ],
+        path: Annotated[FilePath, Field(description=f"A UTF-8 text file {_BELOW}.")],
+        book_id: Annotated[Name, Field(description="Id the book tools will know the book by.")],
         ctx: Context,
         title: Annotated[
-            str | None, Field(description="Title (default: the Gutenberg title or file name).")
+            Name | None, Field(description="Title (default: the Gutenberg title or file name).")
         ] = None,
     ) -> dict[str, Any]:
         """Ingest a plain-text book (Project Gutenberg headers are removed) for spoiler-safe
@@ -77,7 +80,7 @@ def add_memory_ingest(mcp: FastMCP, runtime: Runtime) -> None:
 
     @mcp.tool(name="ingest_memories", annotations=WRITES)
     async def ingest_memories(
-        path: Annotated[str, Field(min_length=1, description=f"A JSON file {_BELOW}.")],
+        path: Annotated[FilePath, Field(description=f"A JSON file {_BELOW}.")],
         ctx: Context,
     ) -> dict[str, Any]:
         """Import memories from a JSON file: a list of {content, tags, memory_type, created_at,
@@ -102,9 +105,8 @@ def add_dnd_ingest(mcp: FastMCP, runtime: Runtime) -> None:
     @mcp.tool(name="ingest_dnd", annotations=WRITES)
     async def ingest_dnd(
         paths: Annotated[
-            list[str],
+            FilePaths,
             Field(
-                min_length=1,
                 description=f"Open5e folders (each with a Document.json), or folders of them, "
                 f"{_BELOW}.",
             ),
@@ -126,7 +128,7 @@ def add_docs_ingest(mcp: FastMCP, runtime: Runtime) -> None:
 
     @mcp.tool(name="ingest_docs", annotations=WRITES)
     async def ingest_docs(
-        path: Annotated[str, Field(min_length=1, description=f"A JSONL file {_BELOW}.")],
+        path: Annotated[FilePath, Field(description=f"A JSONL file {_BELOW}.")],
         ctx: Context,
     ) -> dict[str, Any]:
         """Ingest a JSONL file, one document a line (doc_id, title, text, scope, status,

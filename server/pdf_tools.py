@@ -9,7 +9,7 @@ from fastmcp import Context, FastMCP
 from pydantic import BaseModel, Field
 
 from scoperag.core.contracts.pdf import PDF_FIELDS, user_fields
-from scoperag.core.param_types import Metadata, Name, Query, StrictParams, Text
+from scoperag.core.param_types import FilePaths, Metadata, Name, Query, StrictParams, Text
 from scoperag.server.data_admin import DeleteReport
 from scoperag.server.ingest_tools import WRITES, run_with_progress
 from scoperag.server.runtime import Runtime
@@ -148,10 +148,8 @@ def build(runtime: Runtime) -> FastMCP:
     @mcp.tool(name="qdrant-ingest-pdf", annotations=WRITES)
     async def ingest_pdf(
         paths: Annotated[
-            list[Name],
+            FilePaths,
             Field(
-                min_length=1,
-                max_length=1000,
                 description="PDF files or directories of PDFs, below SCOPERAG_ALLOWED_DIRS.",
             ),
         ],

@@ -41,7 +41,9 @@ async def test_every_input_schema_forbids_unknown_keys(client: Client) -> None:
     """Defect: no tool said `additionalProperties: false`, qdrant-ingest-pdf included."""
     tools = await client.list_tools()
     assert len(tools) >= 17
-    open_schemas = [t.name for t in tools if t.inputSchema.get("additionalProperties") is not False]
+    open_schemas = [
+        t.name for t in tools if t.input_schema.get("additionalProperties") is not False
+    ]
     assert open_schemas == []
 
 
