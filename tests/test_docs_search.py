@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -18,8 +16,8 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from fastmcp import Client
+from uvicorn_thread import serving
 
 from scoperag.pipelines.docs import ingest_docs_jsonl
 from scoperag.server.app import build_server
@@ -98,18 +96,8 @@ def corpus(
 def base_url(corpus: tuple[Runtime, list]) -> Iterator[str]:
     """The app of `scoperag serve --transport http`, served by uvicorn on a free local port."""
     runtime, _ = corpus
-    app = build_http_app(runtime, build_server(runtime))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving(build_http_app(runtime, build_server(runtime))) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

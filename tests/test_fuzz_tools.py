@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
+from scoperag.core.docs_filters import DocsSearchRequest
 from scoperag.core.embeddings import Embedder
 from scoperag.core.settings import Settings
 from scoperag.server.app import build_server
@@ -207,16 +208,7 @@ def http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     runtime.close()
 
 
-DOCS_PARAMETERS = [
-    "query",
-    "top_k",
-    "scope",
-    "status",
-    "doc_type",
-    "agent_id",
-    "updated_after",
-    "updated_before",
-]
+DOCS_PARAMETERS = list(DocsSearchRequest.model_fields)
 bodies = st.one_of(
     arguments(DOCS_PARAMETERS),
     values,

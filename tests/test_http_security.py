@@ -5,17 +5,16 @@ No store is touched: every request here is refused (or answered) before a search
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 from click.testing import CliRunner
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
+from uvicorn_thread import serving
 
 from scoperag.core.settings import Settings
 from scoperag.server.app import build_server
@@ -35,18 +34,8 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         data_dir=tmp_path_factory.mktemp("store"), profiles=["docs"], http_token=TOKEN
     )
     runtime = Runtime(settings)
-    app = build_http_app(runtime, build_server(runtime))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving(build_http_app(runtime, build_server(runtime))) as url:
+        yield url
     runtime.close()
 
 
