@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -147,3 +147,23 @@ def test_not_equal_is_the_complement_of_equal(
     with_key = sum(value is not None for value in COLUMNS[key][1])
     assert counts[0] > 0 and counts[1] > 0
     assert sum(counts) == with_key
+
+
+@pytest.mark.parametrize(
+    ("condition", "instant"),
+    [
+        (Condition.GT, datetime(1, 1, 1, tzinfo=UTC)),
+        (Condition.GTE, datetime(1, 1, 1, 5, tzinfo=timezone(timedelta(hours=5)))),
+        (Condition.LT, datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)),
+        (Condition.LTE, datetime(9999, 12, 31, 20, tzinfo=timezone(timedelta(hours=-5)))),
+    ],
+)
+def test_the_extreme_instants_python_holds_are_bounds_every_engine_honours(
+    backend: VectorBackend, condition: Condition, instant: datetime
+) -> None:
+    """Dates at the ends of Python's range (some beyond it in UTC) filter, never crash."""
+    field = FilterableField(
+        name="dt", field_type=FieldType.DATETIME, condition=condition, description="d"
+    )
+    with_key = sum(value is not None for value in COLUMNS["dt"][1])
+    assert backend.count(COLLECTION, build_filter([field], {"dt": instant})) == with_key
