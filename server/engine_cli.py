@@ -190,10 +190,12 @@ def register(cli: click.Group, ingest: click.Group) -> None:
     )
     @click.argument("args", nargs=-1, type=click.UNPROCESSED)
     def bench(args: tuple[str, ...]) -> None:
-        """Run the benchmark harness (evals/bench.py; `scoperag bench --help` for its options)."""
+        """Run the benchmark harness of a source checkout (evals/bench.py, which an installed
+        package does not carry; `scoperag bench --help` there for its options)."""
         if not BENCH_SCRIPT.is_file():
             raise click.ClickException(
-                f"{BENCH_SCRIPT} is not here: the benchmark runs from a source checkout."
+                f"{BENCH_SCRIPT} is not here: the benchmark needs a source checkout (its evals/ "
+                "folder); clone the repository and run `scoperag bench` from its venv."
             )
         import runpy
 
