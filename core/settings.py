@@ -15,7 +15,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 PROFILES = ("pdf", "books", "memory", "dnd", "docs")
 DEFAULT_MODELS = {
     "local": "sentence-transformers/all-MiniLM-L6-v2",
-    "ollama": "BAAI/bge-base-en-v1.5",
+    "ollama": "all-minilm",  # Ollama's all-MiniLM-L6-v2: `ollama pull all-minilm`
 }
 
 

@@ -158,8 +158,17 @@ def register(cli: click.Group, ingest: click.Group) -> None:
     """Add `migrate` and `bench`."""
 
     @cli.command("migrate")
-    @click.option("--from", "source", type=click.Choice(ENGINES), required=True)
-    @click.option("--to", "target", type=click.Choice(ENGINES), required=True)
+    @click.option(
+        "--from",
+        "source",
+        type=click.Choice(ENGINES),
+        required=True,
+        help="Engine to copy from: local and edge are the stores under SCOPERAG_DATA_DIR "
+        "(qdrant/, edge/), server is SCOPERAG_QDRANT_URL.",
+    )
+    @click.option(
+        "--to", "target", type=click.Choice(ENGINES), required=True, help="Engine to copy to."
+    )
     @click.option(
         "--collection",
         "collections",

@@ -91,12 +91,12 @@ def test_a_model_that_is_not_pulled_says_the_pull_command(
     standin: OllamaStandIn, tmp_path: Path
 ) -> None:
     settings = ollama_settings(tmp_path, standin.base_url, embed_model=None)
-    assert settings.effective_embed_model == "BAAI/bge-base-en-v1.5"  # the default
+    assert settings.effective_embed_model == "all-minilm"  # the default
     with pytest.raises(EmbeddingServiceError) as failure:
         Embedder(settings).embed_query("Longbourn")
     message = str(failure.value)
-    assert "does not have the model 'BAAI/bge-base-en-v1.5'" in message
-    assert "`ollama pull BAAI/bge-base-en-v1.5`" in message and standin.base_url in message
+    assert "does not have the model 'all-minilm'" in message
+    assert "`ollama pull all-minilm`" in message and standin.base_url in message
 
 
 def test_a_refused_connection_says_ollama_is_unreachable(tmp_path: Path) -> None:
