@@ -198,5 +198,17 @@ _register_commands()
 
 
 def main() -> None:
-    """Console-script entry point."""
-    cli()
+    """Console-script entry point: errors meant for people end it with one line, no traceback
+    (also those raised while a command sets up, e.g. a bad SCOPERAG_FIELDS_FILE at `serve`)."""
+    try:
+        cli()
+    except ScoperagError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(1)
+    except OSError as exc:  # e.g. a data dir that cannot be created
+        where = f" {exc.filename}" if exc.filename else ""
+        click.echo(
+            f"Error:{where}: {exc.strerror or exc} (check the path given, or SCOPERAG_DATA_DIR)",
+            err=True,
+        )
+        sys.exit(1)

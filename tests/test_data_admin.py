@@ -182,3 +182,27 @@ async def test_instructions_describe_only_enabled_profiles() -> None:
     assert "memories" in instructions and "shared documents" in instructions
     assert "PDF" not in instructions and "book" not in instructions and "D&D" not in instructions
     assert "qdrant-find" not in tools and "store_memory" in tools
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({"SCOPERAG_FILTERABLE_FIELDS": "[bad"}, "SCOPERAG_FILTERABLE_FIELDS is not valid JSON"),
+        ({"SCOPERAG_FIELDS_FILE": "/no/such/fields.toml"}, "SCOPERAG_FIELDS_FILE /no/such/"),
+    ],
+)
+def test_setup_errors_of_serve_are_one_line(
+    env: dict, expected: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """Regression: a bad SCOPERAG_FILTERABLE_FIELDS or SCOPERAG_FIELDS_FILE ended `serve` with a
+    traceback (raised while the server was built, outside the command's error handling)."""
+    from scoperag.server.cli import main
+
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr("sys.argv", ["scoperag", "serve", "--profiles", "pdf"])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    err = capsys.readouterr().err
+    assert exit_.value.code == 1 and err.startswith("Error: ") and expected in err
+    assert err.count("\n") == 1 and "Traceback" not in err
