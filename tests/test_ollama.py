@@ -90,13 +90,26 @@ def test_dimensions_are_sent_and_the_vectors_checked(embedder: Embedder, tmp_pat
 def test_a_model_that_is_not_pulled_says_the_pull_command(
     standin: OllamaStandIn, tmp_path: Path
 ) -> None:
-    settings = ollama_settings(tmp_path, standin.base_url, embed_model=None)
-    assert settings.effective_embed_model == "all-minilm"  # the default
+    settings = ollama_settings(tmp_path, standin.base_url, embed_model="nomic-embed-text")
     with pytest.raises(EmbeddingServiceError) as failure:
         Embedder(settings).embed_query("Longbourn")
     message = str(failure.value)
-    assert "does not have the model 'all-minilm'" in message
-    assert "`ollama pull all-minilm`" in message and standin.base_url in message
+    assert "does not have the model 'nomic-embed-text'" in message
+    assert "`ollama pull nomic-embed-text`" in message and standin.base_url in message
+
+
+def test_the_default_model_is_the_one_the_docs_pull(
+    standin: OllamaStandIn, embedder: Embedder, tmp_path: Path
+) -> None:
+    """Regression: the default Ollama model (BAAI/bge-base-en-v1.5) was not an Ollama name and
+    differed from the `ollama pull` in the README, docs/books.md and docker-compose.yml."""
+    settings = ollama_settings(tmp_path, standin.base_url, embed_model=None)
+    assert settings.effective_embed_model == MODEL
+    expected = embedder.embed_texts(["Longbourn"])[0]
+    assert Embedder(settings).embed_query("Longbourn") == pytest.approx(expected, abs=1e-6)
+    for doc in ["README.md", "docs/books.md", "docker-compose.yml"]:
+        pulls = set(re.findall(r"ollama pull ([a-z][\w.:/-]*)", (REPO / doc).read_text()))
+        assert pulls == {MODEL}, (doc, pulls)
 
 
 def test_a_refused_connection_says_ollama_is_unreachable(tmp_path: Path) -> None:
