@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # kept out of start-up: the server lists its tools before any engine is opened
     from llama_index.core.vector_stores.types import BasePydanticVectorStore
     from qdrant_client import models
+
+    from scoperag.core.generations import GenerationRegistry
 
 DENSE_VECTOR = "text-dense"  # the vector name LlamaIndex's QdrantVectorStore reads and writes
 
@@ -23,6 +26,15 @@ class VectorBackend(ABC):
     """One vector engine holding every collection of the process."""
 
     name: str
+    fresh_registry = False  # True where other processes may write (a server): no caching
+
+    @cached_property
+    def generations(self) -> GenerationRegistry:
+        """Which points readers must not see while a source is being replaced (every read of
+        `scroll`, `count`, `facet` and the vector store's `query` applies it)."""
+        from scoperag.core.generations import GenerationRegistry
+
+        return GenerationRegistry(self, fresh=self.fresh_registry)
 
     @abstractmethod
     def vector_store(self, collection: str) -> BasePydanticVectorStore:
@@ -40,6 +52,10 @@ class VectorBackend(ABC):
 
     @abstractmethod
     def collection_metadata(self, collection: str) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def update_collection_metadata(self, collection: str, changes: dict[str, Any]) -> None:
+        """Set these top-level metadata keys in one atomic write (other keys stay)."""
 
     @abstractmethod
     def payload_indexes(self, collection: str) -> dict[str, str]:
@@ -64,11 +80,11 @@ class VectorBackend(ABC):
         offset: int = 0,
         order_by: models.OrderBy | None = None,
     ) -> list[models.Record]:
-        """Points matching `flt`, skipping `offset`, ordered by `order_by` (else by id)."""
+        """Visible points matching `flt`, skipping `offset`, ordered by `order_by` (else by id)."""
 
     @abstractmethod
     def points(self, collection: str, batch_size: int = 512) -> Iterator[list[models.Record]]:
-        """Every point with its vectors and payload, a page at a time (for migrations)."""
+        """Every point (hidden ones too) with vectors and payload, a page at a time (migrations)."""
 
     @abstractmethod
     def count(self, collection: str, flt: models.Filter | None) -> int: ...
@@ -78,6 +94,10 @@ class VectorBackend(ABC):
         self, collection: str, key: str, flt: models.Filter | None, limit: int
     ) -> dict[Any, int]:
         """Value -> number of points, for a keyword/integer payload key."""
+
+    @abstractmethod
+    def set_payload(self, collection: str, point_id: int | str, payload: dict[str, Any]) -> None:
+        """Set these payload keys of one point (other keys stay)."""
 
     @abstractmethod
     def upsert_points(self, collection: str, points: list[models.PointStruct]) -> None:

@@ -90,8 +90,13 @@ class EdgeBackend(VectorBackend):
                 if not self.collection_exists(collection):
                     raise ScoperagError(f"Collection '{collection}' does not exist.")
                 shard = edge.EdgeShard.load(str(self._dir(collection) / _SHARD))
-                self._stores[collection] = EdgeVectorStore(shard, collection)
+                self._stores[collection] = self._store(shard, collection)
             return self._stores[collection]
+
+    def _store(self, shard: edge.EdgeShard, collection: str) -> EdgeVectorStore:
+        return EdgeVectorStore(
+            shard, collection, hidden=lambda: self.generations.hidden(collection)
+        )
 
     def list_collections(self) -> list[str]:
         return sorted(path.parent.name for path in self.root.glob(f"*/{_METADATA}"))
@@ -109,11 +114,17 @@ class EdgeBackend(VectorBackend):
             hnsw_config=HNSW,
         )
         shard = edge.EdgeShard.create(str(folder / _SHARD), config)
-        self._stores[collection] = EdgeVectorStore(shard, collection)
+        self._stores[collection] = self._store(shard, collection)
         _write_json(folder / _METADATA, {"dimension": dimension, "metadata": metadata})
 
     def collection_metadata(self, collection: str) -> dict[str, Any]:
         return json.loads((self._dir(collection) / _METADATA).read_text())["metadata"]
+
+    def update_collection_metadata(self, collection: str, changes: dict[str, Any]) -> None:
+        path = self._dir(collection) / _METADATA
+        stored = json.loads(path.read_text())
+        stored["metadata"] = {**stored["metadata"], **changes}
+        _write_json(path, stored)
 
     def payload_indexes(self, collection: str) -> dict[str, str]:
         schema = self.vector_store(collection).client.info().payload_schema
@@ -158,6 +169,10 @@ class EdgeBackend(VectorBackend):
         self, collection: str, key: str, flt: models.Filter | None, limit: int
     ) -> dict[Any, int]:
         return self.vector_store(collection).facet(key, flt, limit)
+
+    def set_payload(self, collection: str, point_id: int | str, payload: dict[str, Any]) -> None:
+        operation = edge.UpdateOperation.set_payload([point_id], payload)
+        self.vector_store(collection).client.update(operation)
 
     def upsert_points(self, collection: str, points: list[models.PointStruct]) -> None:
         self.vector_store(collection).upsert_points(points)

@@ -10,7 +10,7 @@ and `search_params=` like `QdrantVectorStore`; without `search_params` it choose
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -30,8 +30,8 @@ from qdrant_client import models
 from scoperag.core.backend import DENSE_VECTOR
 from scoperag.core.edge_filters import plain_id, to_edge_filter, to_edge_order_by
 from scoperag.core.errors import ScoperagError
+from scoperag.core.generations import SOURCE_KEY, with_hidden
 
-SOURCE_KEY = "doc_id"  # where LlamaIndex's Qdrant layout keeps a node's ref_doc_id
 _PAGE = 1024
 _NO_INDEX = "index for"  # Edge: "No range index for `order_by` key", "No appropriate index for"
 # HNSW beam: EF_PER_SHARE / the share of points a filter keeps, within [EF_MIN, EF_MAX].
@@ -82,15 +82,24 @@ class EdgeVectorStore(BasePydanticVectorStore):
     batch_size: int = 256
 
     _shard: edge.EdgeShard = PrivateAttr()
+    _hidden: Callable[[], list[models.Filter]] = PrivateAttr()
 
     # LlamaIndex's own translation of `VectorStoreQuery` filters (MetadataFilters, doc_ids,
     # node_ids) into a Qdrant filter, so both stores read a query's filters the same way.
     _build_subfilter = QdrantVectorStore._build_subfilter
     _build_query_filter = QdrantVectorStore._build_query_filter
 
-    def __init__(self, shard: edge.EdgeShard, collection_name: str, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        shard: edge.EdgeShard,
+        collection_name: str,
+        hidden: Callable[[], list[models.Filter]] = list,
+        **kwargs: Any,
+    ) -> None:
+        """`hidden` gives the conditions of points no read may return (`core.generations`)."""
         super().__init__(collection_name=collection_name, **kwargs)
         self._shard = shard
+        self._hidden = hidden
 
     @classmethod
     def class_name(cls) -> str:
@@ -172,7 +181,7 @@ class EdgeVectorStore(BasePydanticVectorStore):
             raise ValueError("EdgeVectorStore needs a query embedding.")
         qdrant_filters = kwargs.get("qdrant_filters")
         flt = qdrant_filters if qdrant_filters is not None else self._build_query_filter(query)
-        edge_filter = to_edge_filter(flt)
+        edge_filter = self._visible(flt)
         params = self.plan_search(edge_filter, query.similarity_top_k, kwargs.get("search_params"))
         points = self._shard.query(
             edge.QueryRequest(
@@ -193,8 +202,8 @@ class EdgeVectorStore(BasePydanticVectorStore):
         order_by: models.OrderBy | None = None,
         with_vectors: bool = False,
     ) -> list[models.Record]:
-        """Points matching `flt`, skipping `offset`, ordered by `order_by` (else by id)."""
-        edge_filter = to_edge_filter(flt)
+        """Visible points matching `flt`, skipping `offset`, ordered by `order_by` (else by id)."""
+        edge_filter = self._visible(flt)
         if order_by is not None:
             request = edge.ScrollRequest(
                 limit=offset + limit,
@@ -238,19 +247,23 @@ class EdgeVectorStore(BasePydanticVectorStore):
                 return
 
     def count(self, flt: models.Filter | None = None) -> int:
-        return self.count_edge(to_edge_filter(flt))
+        return self.count_edge(self._visible(flt))
 
     def count_edge(self, edge_filter: edge.Filter | None) -> int:
         return self._shard.count(edge.CountRequest(exact=True, filter=edge_filter))
 
     def facet(self, key: str, flt: models.Filter | None = None, limit: int = 10) -> dict[Any, int]:
         """Value -> number of points, most frequent first (needs a keyword/integer/bool index)."""
-        request = edge.FacetRequest(key, limit=limit, exact=True, filter=to_edge_filter(flt))
+        request = edge.FacetRequest(key, limit=limit, exact=True, filter=self._visible(flt))
         with _missing_index(self.collection_name, key, "facet"):
             response = self._shard.facet(request)
         return {hit.value: hit.count for hit in response.hits}
 
     # helpers
+
+    def _visible(self, flt: models.Filter | None) -> edge.Filter | None:
+        """`flt` in Edge's types, narrowed to the points readers may see."""
+        return to_edge_filter(with_hidden(flt, self._hidden()))
 
     def plan_search(
         self, edge_filter: edge.Filter | None, top_k: int, given: Any = None

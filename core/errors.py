@@ -43,3 +43,16 @@ class EmbedderMismatchError(ScoperagError):
 
 class EmbeddingServiceError(ScoperagError):
     """The embedding service could not produce vectors (unreachable, model missing, ...)."""
+
+
+class QdrantUnreachableError(ScoperagError):
+    """The Qdrant server named by SCOPERAG_QDRANT_URL does not answer (or refuses the key)."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(
+            f"Cannot reach the Qdrant server at {url} ({reason}). Check that the server is "
+            "running and that SCOPERAG_QDRANT_URL is right (scheme, host and port, e.g. "
+            "http://localhost:6333; `docker compose up -d qdrant` starts one), and "
+            "SCOPERAG_QDRANT_API_KEY if it needs one; or unset SCOPERAG_QDRANT_URL to use the "
+            "embedded store."
+        )

@@ -4,17 +4,35 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from llama_index.core.vector_stores.types import VectorStoreQuery, VectorStoreQueryResult
 from llama_index.vector_stores.qdrant import QdrantVectorStore
+from pydantic import PrivateAttr
 from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from scoperag.core.backend import DENSE_VECTOR, VectorBackend
-from scoperag.core.errors import StoreLockedError
+from scoperag.core.errors import QdrantUnreachableError, StoreLockedError
+from scoperag.core.generations import with_hidden
 
 _LOCKED = "already accessed by another instance"
+
+
+class ScopedQdrantVectorStore(QdrantVectorStore):
+    """LlamaIndex's Qdrant store whose queries never return points hidden by a replacement
+    (`hidden` gives their conditions, see `core.generations`)."""
+
+    _hidden: Callable[[], list[models.Filter]] = PrivateAttr(default=list)
+
+    def query(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
+        flt = kwargs.get("qdrant_filters")
+        flt = flt if flt is not None else self._build_query_filter(query)
+        return super().query(
+            query, **{**kwargs, "qdrant_filters": with_hidden(flt, self._hidden())}
+        )
 
 
 class QdrantClientBackend(VectorBackend):
@@ -23,6 +41,7 @@ class QdrantClientBackend(VectorBackend):
     def __init__(self, client: QdrantClient, name: str) -> None:
         self.client = client
         self.name = name
+        self.fresh_registry = name == "server"  # other processes may write a server
         self._stores: dict[str, QdrantVectorStore] = {}
 
     @classmethod
@@ -39,13 +58,29 @@ class QdrantClientBackend(VectorBackend):
 
     @classmethod
     def server(cls, url: str, api_key: str | None) -> QdrantClientBackend:
-        return cls(QdrantClient(url=url, api_key=api_key, timeout=30), "server")
+        """A Qdrant server, checked at once: one clear error if it does not answer."""
+        client = QdrantClient(url=url, api_key=api_key, timeout=30, check_compatibility=False)
+        try:
+            client.get_collections()
+        except ResponseHandlingException as exc:  # no HTTP answer: refused, DNS, TLS, timeout
+            client.close()
+            raise QdrantUnreachableError(url, str(exc.source or exc)) from None
+        except UnexpectedResponse as exc:
+            client.close()
+            if exc.status_code in (401, 403):
+                raise QdrantUnreachableError(
+                    url, f"HTTP {exc.status_code}: wrong API key"
+                ) from None
+            raise
+        return cls(client, "server")
 
     def vector_store(self, collection: str) -> QdrantVectorStore:
         if collection not in self._stores:
-            self._stores[collection] = QdrantVectorStore(
+            store = ScopedQdrantVectorStore(
                 collection_name=collection, client=self.client, batch_size=256
             )
+            store._hidden = lambda: self.generations.hidden(collection)
+            self._stores[collection] = store
         return self._stores[collection]
 
     def list_collections(self) -> list[str]:
@@ -66,6 +101,9 @@ class QdrantClientBackend(VectorBackend):
 
     def collection_metadata(self, collection: str) -> dict[str, Any]:
         return self.client.get_collection(collection).config.metadata or {}
+
+    def update_collection_metadata(self, collection: str, changes: dict[str, Any]) -> None:
+        self.client.update_collection(collection, metadata=changes)
 
     def payload_indexes(self, collection: str) -> dict[str, str]:
         schema = self.client.get_collection(collection).payload_schema or {}
@@ -97,6 +135,7 @@ class QdrantClientBackend(VectorBackend):
         offset: int = 0,
         order_by: models.OrderBy | None = None,
     ) -> list[models.Record]:
+        flt = self.generations.visible(collection, flt)
         if order_by is not None:
             records, _ = self.client.scroll(
                 collection, scroll_filter=flt, limit=offset + limit, order_by=order_by
@@ -129,13 +168,18 @@ class QdrantClientBackend(VectorBackend):
                 return
 
     def count(self, collection: str, flt: models.Filter | None) -> int:
+        flt = self.generations.visible(collection, flt)
         return self.client.count(collection, count_filter=flt, exact=True).count
 
     def facet(
         self, collection: str, key: str, flt: models.Filter | None, limit: int
     ) -> dict[Any, int]:
+        flt = self.generations.visible(collection, flt)
         response = self.client.facet(collection, key=key, facet_filter=flt, limit=limit, exact=True)
         return {hit.value: hit.count for hit in response.hits}
+
+    def set_payload(self, collection: str, point_id: int | str, payload: dict[str, Any]) -> None:
+        self.client.set_payload(collection, payload=payload, points=[point_id], wait=True)
 
     def upsert_points(self, collection: str, points: list[models.PointStruct]) -> None:
         self.client.upsert(collection, points=points, wait=True)

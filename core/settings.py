@@ -56,6 +56,12 @@ class Settings(BaseSettings):
     allowed_dirs: Annotated[list[Path], NoDecode] = Field(
         default_factory=list, description="Directories the MCP ingest tools may read from."
     )
+    ingest_max_files: int = Field(
+        default=1000, ge=1, description="Files one MCP ingest call may read (after a folder scan)."
+    )
+    ingest_deadline_seconds: float = Field(
+        default=1800, gt=0, description="An MCP ingest call stops after this many seconds."
+    )
     pdf_collection: str = Field(default="pdf_pages", description="Collection of the pdf profile.")
     http_token: SecretStr | None = Field(
         default=None,

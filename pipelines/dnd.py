@@ -7,6 +7,7 @@ is the whole entry; a file is the unit of replacement (re-ingesting it replaces 
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,30 +23,25 @@ from llama_index.core.schema import (
     TransformComponent,
 )
 from pydantic import ConfigDict, Field, ValidationError
+from qdrant_client import models
 
 from scoperag.core.backend import VectorBackend
 from scoperag.core.contracts.dnd import COLLECTION, DND_INDEXES, DndItemPayload, name_order
 from scoperag.core.contracts.dnd import parse_challenge_rating as challenge_rating
 from scoperag.core.embeddings import Embedder
+from scoperag.core.generations import SOURCE_KEY
 from scoperag.pipelines.dnd_entries import KIND_SPECS, entry_text
-from scoperag.pipelines.store import EmbedNodes, drop_stale, stable_id, write_nodes
+from scoperag.pipelines.dnd_folders import (
+    DOCUMENT_FILE,
+    DndRejectedError,
+    DocumentInfo,
+    fixture_files,
+    read_document,
+)
+from scoperag.pipelines.store import EmbedNodes, replace_sources, stable_id
 
 FileProgress = Callable[[int, int, str], None]
-DOCUMENT_FILE = "Document.json"
 EMBED_CHARS = 300  # the embedded start of an entry (~70 tokens): name, kind, key facts, summary
-
-
-class DndRejectedError(Exception):
-    """A folder, file or item that cannot be ingested, with the reason in words."""
-
-
-@dataclass(frozen=True)
-class DocumentInfo:
-    """What `Document.json` says about the folder's document."""
-
-    pk: object
-    slug: str
-    title: str
 
 
 @dataclass
@@ -138,35 +134,6 @@ def item_node(record: dict[str, Any], document: DocumentInfo, source: str) -> Te
     )
 
 
-def read_document(folder: Path) -> DocumentInfo:
-    """The folder's document (slug, title) from its Document.json."""
-    try:
-        records = json.loads((folder / DOCUMENT_FILE).read_text(encoding="utf-8"))
-        record = next(r for r in records if r.get("model") == "api.document")
-        return DocumentInfo(record["pk"], str(record["fields"]["slug"]), record["fields"]["title"])
-    except FileNotFoundError:
-        raise DndRejectedError(f"{folder} has no {DOCUMENT_FILE}") from None
-    except (json.JSONDecodeError, StopIteration, KeyError, TypeError, AttributeError) as exc:
-        raise DndRejectedError(
-            f"{folder / DOCUMENT_FILE} is not an Open5e document record ({exc!r})"
-        ) from None
-
-
-def fixture_files(path: Path) -> dict[Path, list[Path]]:
-    """Folder -> its fixture files, for a document folder, a folder of them, or one file."""
-    if path.is_file():
-        return {path.parent: [path]}
-    if (path / DOCUMENT_FILE).is_file():
-        return {path: sorted(p for p in path.glob("*.json") if p.name != DOCUMENT_FILE)}
-    folders = sorted(p.parent for p in path.glob(f"*/{DOCUMENT_FILE}"))
-    if not folders:
-        raise DndRejectedError(
-            f"{path} is not an Open5e document folder: neither it nor a folder inside it has "
-            f"a {DOCUMENT_FILE}"
-        )
-    return {folder: fixture_files(folder)[folder] for folder in folders}
-
-
 class EmbedEntryStart(TransformComponent):
     """Pipeline step: embeds the first `EMBED_CHARS` characters of each entry.
 
@@ -187,10 +154,10 @@ class EmbedEntryStart(TransformComponent):
 
 @dataclass
 class FileItems:
-    """The nodes read from one file, and the ids of items kept as stored (rejected now)."""
+    """The nodes read from one file, and the slugs of items kept as stored (rejected now)."""
 
     nodes: list[BaseNode] = field(default_factory=list)
-    kept_ids: list[str] = field(default_factory=list)
+    kept_slugs: list[str] = field(default_factory=list)
 
 
 def read_items(path: Path, document: DocumentInfo, report: FileReport) -> FileItems:
@@ -215,33 +182,63 @@ def read_items(path: Path, document: DocumentInfo, report: FileReport) -> FileIt
             pk = record.get("pk")
             report.notes.append(f"record {position} ({pk!r}) skipped: {exc}")
             if pk is not None:
-                found.kept_ids.append(
-                    stable_id("dnd", document.slug, model.removeprefix("api."), pk)
-                )
+                found.kept_slugs.append(str(pk))
     for model, count in other.items():
         report.notes.append(f"{count} {model} record(s) skipped: not a kind this profile ingests")
     return found
 
 
-def _ingest_file(
-    path: Path, document: DocumentInfo, backend: VectorBackend, embedder: Embedder
-) -> FileReport:
-    report = FileReport(path=str(path), document=document.slug)
-    try:
-        found = read_items(path, document, report)
-    except DndRejectedError as exc:
-        report.error = f"{path.name}: skipped, {exc}."
-        return report
-    if not found.nodes and not found.kept_ids and report.notes:
-        return report  # a file of other kinds: nothing of ours in it, nothing to replace
+def _stored_ids(backend: VectorBackend, kept: dict[str, list[str]]) -> list[str]:
+    """Point ids of the stored items of these (source -> slugs), rejected in the new version."""
+    if not kept or not backend.collection_exists(COLLECTION):
+        return []
+    flt = models.Filter(
+        should=[
+            models.Filter(
+                must=[
+                    models.FieldCondition(key=SOURCE_KEY, match=models.MatchValue(value=source)),
+                    models.FieldCondition(key="slug", match=models.MatchAny(any=slugs)),
+                ]
+            )
+            for source, slugs in kept.items()
+        ]
+    )
+    return [str(record.id) for record in backend.scroll(COLLECTION, flt, limit=10_000)]
+
+
+def _ingest_folder(
+    files: list[Path],
+    document: DocumentInfo,
+    backend: VectorBackend,
+    embedder: Embedder,
+    progress: Callable[[Path], None],
+) -> list[FileReport]:
+    """Read and embed every file of one document, then replace them all as one generation
+    (an unreadable file keeps its stored items; so does a record that went bad)."""
+    reports: list[FileReport] = []
+    nodes: list[BaseNode] = []
+    kept: dict[str, list[str]] = {}
     embed = IngestionPipeline(
         transformations=[EmbedEntryStart(embedder=embedder)], disable_cache=True
     )
-    nodes = embed.run(nodes=found.nodes)
-    ids = write_nodes(backend, embedder, COLLECTION, DND_INDEXES, nodes)
-    drop_stale(backend, COLLECTION, f"{document.slug}/{path.name}", ids + found.kept_ids)
-    report.items = len(ids)
-    return report
+    for path in files:
+        progress(path)
+        report = FileReport(path=str(path), document=document.slug)
+        reports.append(report)
+        try:
+            found = read_items(path, document, report)
+        except DndRejectedError as exc:
+            report.error = f"{path.name}: skipped, {exc}."
+            continue
+        if not found.nodes and not found.kept_slugs and report.notes:
+            continue  # a file of other kinds: nothing of ours in it, nothing to replace
+        kept[f"{document.slug}/{path.name}"] = found.kept_slugs
+        nodes += embed.run(nodes=found.nodes)
+        report.items = len(found.nodes)
+    if kept:
+        keep_ids = _stored_ids(backend, {src: slugs for src, slugs in kept.items() if slugs})
+        replace_sources(backend, embedder, COLLECTION, DND_INDEXES, list(kept), nodes, keep_ids)
+    return reports
 
 
 def ingest_folders(
@@ -250,9 +247,10 @@ def ingest_folders(
     embedder: Embedder,
     progress: FileProgress | None = None,
 ) -> list[FileReport]:
-    """Ingest Open5e folders file by file; a bad folder, file or record is reported and skipped."""
+    """Ingest Open5e folders, one document at a time (readers see its old version or its new
+    one, never a mix); a bad folder, file or record is reported and skipped."""
     reports: list[FileReport] = []
-    work: list[tuple[Path, DocumentInfo]] = []
+    work: list[tuple[list[Path], DocumentInfo]] = []
     for path in paths:
         try:
             folders = fixture_files(path)
@@ -261,15 +259,18 @@ def ingest_folders(
             continue
         for folder, files in folders.items():
             try:
-                document = read_document(folder)
+                work.append((files, read_document(folder)))
             except DndRejectedError as exc:
                 reports.append(FileReport(path=str(folder), error=f"{folder}: skipped, {exc}."))
-                continue
-            work += [(file, document) for file in files]
-    for done, (path, document) in enumerate(work):
+    total = sum(len(files) for files, _ in work)
+    started = itertools.count()
+
+    def file_started(path: Path) -> None:
         if progress:
-            progress(done, len(work), f"{document.slug}/{path.name}")
-        reports.append(_ingest_file(path, document, backend, embedder))
+            progress(next(started), total, f"{path.parent.name}/{path.name}")
+
+    for files, document in work:
+        reports += _ingest_folder(files, document, backend, embedder, file_started)
     if progress:
-        progress(len(work), len(work), "done")
+        progress(total, total, "done")
     return reports

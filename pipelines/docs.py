@@ -11,12 +11,11 @@ from llama_index.core.ingestion import IngestionPipeline
 from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.schema import BaseNode, TransformComponent
 from pydantic import BaseModel, Field, ValidationError
-from qdrant_client import models
 
 from scoperag.core.backend import VectorBackend
 from scoperag.core.contracts.docs import COLLECTION, DOCS_FILTERS, DocSource, NonEmpty
 from scoperag.core.embeddings import Embedder
-from scoperag.pipelines.store import SOURCE_KEY, EmbedNodes, stable_id, write_nodes
+from scoperag.pipelines.store import EmbedNodes, replace_sources, stable_id
 
 Progress = Callable[[int, int, str], None]
 BATCH_SIZE = 256  # documents embedded and written together
@@ -70,10 +69,16 @@ def _parse(raw: str) -> DocLine:
 
 
 def read_lines(path: Path, report: DocsIngestReport) -> Iterator[tuple[int, DocLine]]:
-    """Valid documents with their line numbers; bad lines go into `report.skipped`."""
-    with path.open(encoding="utf-8-sig") as lines:
-        for number, raw in enumerate(lines, start=1):
+    """Valid documents with their line numbers; bad lines (bad UTF-8 too) go into
+    `report.skipped` and the rest of the file is read on."""
+    with path.open("rb") as lines:
+        for number, raw_bytes in enumerate(lines, start=1):
             report.lines = number
+            try:
+                raw = raw_bytes.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                report.skipped.append(LineError(line=number, error=f"not valid UTF-8 ({exc})"))
+                continue
             if not raw.strip():
                 continue
             try:
@@ -128,20 +133,10 @@ def doc_chunks(lines: Sequence[DocLine], embedder: Embedder) -> Sequence[BaseNod
 
 
 def replace_documents(backend: VectorBackend, embedder: Embedder, lines: Sequence[DocLine]) -> int:
-    """Write the documents' chunks, then drop their older chunks that were not written again."""
-    ids = write_nodes(backend, embedder, COLLECTION, DOCS_FILTERS, doc_chunks(lines, embedder))
-    backend.delete(
-        COLLECTION,
-        models.Filter(
-            must=[
-                models.FieldCondition(
-                    key=SOURCE_KEY, match=models.MatchAny(any=[line.doc_id for line in lines])
-                )
-            ],
-            must_not=[models.HasIdCondition(has_id=ids)],
-        ),
-    )
-    return len(ids)
+    """Replace the documents' chunks as one generation (readers never see a mix)."""
+    nodes = doc_chunks(lines, embedder)
+    doc_ids = [line.doc_id for line in lines]
+    return replace_sources(backend, embedder, COLLECTION, DOCS_FILTERS, doc_ids, nodes)
 
 
 def _count_lines(path: Path) -> int:

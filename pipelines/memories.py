@@ -33,6 +33,7 @@ from scoperag.core.contracts.memory import (
 from scoperag.core.embeddings import Embedder
 from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.core.fields import build_filter
+from scoperag.pipelines.memory_order import assign_order, backfill_order
 from scoperag.pipelines.store import EmbedNodes, stable_id, write_nodes
 
 Progress = Callable[[int, int], None]
@@ -115,6 +116,7 @@ def store_memories(
 ) -> StoreReport:
     """Embed and write the memories not stored yet, in batches; the rest are duplicates."""
     prepare_for_writing(backend, embedder, COLLECTION, MEMORY_INDEXES)
+    backfill_order(backend)
     report = StoreReport()
     first: dict[str, MemoryPayload] = {}
     for memory in memories:
@@ -131,6 +133,7 @@ def store_memories(
             memory.content_hash for memory in batch if memory.content_hash in stored
         ]
         if new:
+            assign_order(backend, new)
             nodes = embed.run(nodes=[memory_node(memory) for memory in new])
             write_nodes(backend, embedder, COLLECTION, MEMORY_INDEXES, nodes)
             report.stored += [memory.content_hash for memory in new]
@@ -193,7 +196,7 @@ def read_memories(path: Path) -> tuple[list[MemoryPayload], list[str]]:
     for index, item in enumerate(items):
         try:
             memories.append(memory_from_item(item))
-        except ScoperagError as exc:
+        except (ScoperagError, ValueError, TypeError) as exc:
             skipped.append(f"item {index}: skipped, {exc}")
     return memories, skipped
 

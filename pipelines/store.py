@@ -1,22 +1,35 @@
-"""The last steps every pipeline shares: embed nodes with progress, write them, drop stale ones."""
+"""The last steps every pipeline shares: embed nodes with progress, write them, replace a source."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 
-from llama_index.core.schema import BaseNode, MetadataMode, TransformComponent
+from llama_index.core.schema import (
+    BaseNode,
+    MetadataMode,
+    NodeRelationship,
+    RelatedNodeInfo,
+    TransformComponent,
+)
 from pydantic import ConfigDict, Field
-from qdrant_client import models
 
 from scoperag.core.backend import VectorBackend
 from scoperag.core.collections import prepare_for_writing
 from scoperag.core.embeddings import Embedder
-from scoperag.core.fields import FilterableField
+from scoperag.core.fields import FieldType, FilterableField
+from scoperag.core.generations import GENERATION_KEY, SOURCE_KEY
 
 Progress = Callable[[int, int], None]
-SOURCE_KEY = "doc_id"  # where LlamaIndex's QdrantVectorStore keeps a node's ref_doc_id
 _NAMESPACE = uuid.UUID("6f1c3a52-5a8e-4d0e-9b52-7c1d2e3f4a5b")
+# Keys every replacement filters on (the source and the generation of a point).
+REPLACEMENT_INDEXES = [
+    FilterableField(name=key, field_type=FieldType.KEYWORD, description=description)
+    for key, description in (
+        (SOURCE_KEY, "The source a point was ingested from."),
+        (GENERATION_KEY, "The ingestion that wrote the point."),
+    )
+]
 
 
 def stable_id(*parts: object) -> str:
@@ -58,18 +71,39 @@ def write_nodes(
     return backend.vector_store(collection).add(list(nodes))
 
 
-def drop_stale(
-    backend: VectorBackend, collection: str, source_id: str, keep_ids: Iterable[str]
-) -> None:
-    """Delete the points of `source_id` that the latest ingestion did not write again."""
-    keep = list(keep_ids)
-    backend.delete(
-        collection,
-        models.Filter(
-            must=[models.FieldCondition(key=SOURCE_KEY, match=models.MatchValue(value=source_id))],
-            must_not=[models.HasIdCondition(has_id=keep)] if keep else None,
-        ),
-    )
+def stamped(nodes: Sequence[BaseNode], generation: str) -> list[BaseNode]:
+    """The nodes with `generation` in their payload and point ids of that generation, so the new
+    version is written beside the old one instead of over it."""
+    ids = {node.node_id: stable_id(node.node_id, generation) for node in nodes}
+    for node in nodes:
+        node.id_ = ids[node.node_id]
+        node.metadata[GENERATION_KEY] = generation
+        for hidden_from in (node.excluded_embed_metadata_keys, node.excluded_llm_metadata_keys):
+            if GENERATION_KEY not in hidden_from:
+                hidden_from.append(GENERATION_KEY)
+        for relation, related in node.relationships.items():
+            if relation != NodeRelationship.SOURCE and isinstance(related, RelatedNodeInfo):
+                related.node_id = ids.get(related.node_id, related.node_id)
+    return list(nodes)
+
+
+def replace_sources(
+    backend: VectorBackend,
+    embedder: Embedder,
+    collection: str,
+    fields: Iterable[FilterableField],
+    sources: Sequence[str],
+    nodes: Sequence[BaseNode],
+    keep_ids: Sequence[str] = (),
+) -> int:
+    """Write the sources' new nodes as one new generation, then retire their other points
+    (but `keep_ids`). Readers see the old version or the new one, never a mix; a failure or a
+    kill at any moment leaves the old version in place (`core.generations`)."""
+    prepare_for_writing(backend, embedder, collection, [*fields, *REPLACEMENT_INDEXES])
+    with backend.generations.replacing(collection, sources, keep_ids) as generation:
+        if nodes:
+            backend.vector_store(collection).add(stamped(nodes, generation))
+    return len(nodes)
 
 
 def replace_source(
@@ -80,7 +114,5 @@ def replace_source(
     source_id: str,
     nodes: Sequence[BaseNode],
 ) -> int:
-    """Write a source's new nodes, then remove its old ones: nothing is lost if writing fails."""
-    ids = write_nodes(backend, embedder, collection, fields, nodes)
-    drop_stale(backend, collection, source_id, ids)
-    return len(ids)
+    """Replace one source's nodes (see `replace_sources`); returns how many were written."""
+    return replace_sources(backend, embedder, collection, fields, [source_id], nodes)

@@ -41,10 +41,15 @@ def _shortened(text: str, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _listed(refs: list[SentenceRef], more: bool = False) -> str:
-    """The first few sentences as 'sid N (chapter C): “...”', and how many are left out."""
+def _listed(refs: list[SentenceRef], read_up_to: int, more: bool = False) -> str:
+    """The first few sentences as 'sid N (chapter C): “...”', and how many are left out.
+
+    A sentence past `read_up_to` (the reader's saved position, -1 for none) is named by its
+    sid and chapter only: an error message must not spoil what the reader has not read.
+    """
     shown = [
-        f"sid {ref.sid} (chapter {ref.chapter}): “{_shortened(ref.sentence)}”"
+        f"sid {ref.sid} (chapter {ref.chapter})"
+        + (f": “{_shortened(ref.sentence)}”" if ref.sid <= read_up_to else ", not read yet")
         for ref in refs[:_SHOWN_CANDIDATES]
     ]
     left = len(refs) - len(shown)
@@ -114,9 +119,10 @@ class BookService:
                 chapters = _ranges(self.lookup.chapters(book_id))
                 raise InvalidParameterError("chapter", params.chapter, f"chapters {chapters}")
             return end
-        return self._quoted(book_id, params.quote or "")
+        saved = self.state.get(book_id, params.reader or DEFAULT_READER)
+        return self._quoted(book_id, params.quote or "", saved.sid if saved else -1)
 
-    def _quoted(self, book_id: str, quote: str) -> int:
+    def _quoted(self, book_id: str, quote: str, read_up_to: int) -> int:
         if not words(quote):
             raise InvalidParameterError("quote", quote, "a sentence with at least one word")
         found, more = self.lookup.find_quote(book_id, quote)
@@ -126,13 +132,14 @@ class BookService:
             count = f"{len(found)}{' or more' if more else ''}"
             raise ScoperagError(
                 f"The quote {quote!r} occurs in {count} sentences of '{book_id}': "
-                f"{_listed(found, more)}. Quote more of the sentence, or give sentence= its sid."
+                f"{_listed(found, read_up_to, more)}. Quote more of the sentence, or give "
+                "sentence= its sid."
             )
         near = self.lookup.near_quote(self.runtime.embedder, book_id, quote)
         raise ScoperagError(
             f"The quote {quote!r} is not in '{book_id}' (case and spacing are ignored, words and "
-            f"their order are not). Closest sentences: {_listed(near)}. Quote the sentence as "
-            "printed, or give sentence= one of these sids."
+            f"their order are not). Closest sentences: {_listed(near, read_up_to)}. Quote the "
+            "sentence as printed, or give sentence= one of these sids."
         )
 
     def set_position(self, params: SetPositionParams) -> ReadingPosition:

@@ -161,7 +161,7 @@ def http_router(runtime: Runtime) -> APIRouter:
         try:
             body = json_object(await request.body(), request.headers.get("content-type"))
             search = DocsSearchRequest.model_validate(body)
-            return await anyio.to_thread.run_sync(service().search, search)
+            return await anyio.to_thread.run_sync(lambda: service().search(search))
         except UnsupportedMediaTypeError as exc:
             return _unsupported(exc)
         except ValidationError as exc:

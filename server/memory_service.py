@@ -24,6 +24,7 @@ from scoperag.core.contracts.memory import (
 from scoperag.core.errors import InvalidParameterError
 from scoperag.core.fields import build_filter, empty_selection
 from scoperag.pipelines.memories import delete_memory, make_memory, store_memories
+from scoperag.pipelines.memory_order import backfill_order
 from scoperag.retrievers.browse import BrowseRetriever
 from scoperag.retrievers.filtered import FilteredRetriever
 from scoperag.retrievers.ranked import hits_above
@@ -126,6 +127,7 @@ class MemoryService:
         return len(hits), hits[offset : offset + size]
 
     def _newest(self, flt: Any, offset: int, size: int) -> tuple[int, list[NodeWithScore]]:
+        backfill_order(self.runtime.backend)  # memories stored before the order key existed
         browse = BrowseRetriever(self.runtime.backend, COLLECTION, ORDER_KEY, flt, offset, size)
         total = browse.total()
         return total, browse.retrieve("") if offset < total else []

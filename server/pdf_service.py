@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from pydantic import BaseModel
 from qdrant_client import models
 
 from scoperag.core.contracts.pdf import pdf_indexes
 from scoperag.core.fields import FilterableField, build_filter, empty_selection
-from scoperag.core.paths import allowed_path, expand_files
+from scoperag.core.generations import GENERATION_KEY
+from scoperag.core.paths import expand_files, files_to_ingest
 from scoperag.pipelines.page_labels import label_runs
 from scoperag.pipelines.pdf import FileReport, ingest_pdfs
-from scoperag.pipelines.store import EmbedNodes, stable_id, write_nodes
 from scoperag.retrievers.filtered import FilteredRetriever
+from scoperag.server.pdf_notes import store_note
 from scoperag.server.pdf_tools import (
     DocumentInfo,
     DocumentList,
@@ -33,11 +32,9 @@ EMPTY_HINT = (
     "No PDFs are ingested yet. Run `scoperag ingest pdf FILE.pdf` (a running server shares the "
     "store with it), or call the qdrant-ingest-pdf tool."
 )
-STORED_SOURCE = "qdrant-store"
-
 
 _HIT_KEYS = {"document_id", "physical_page_index", "page_label", "source"}
-_INTERNAL_KEYS = {"_node_content", "_node_type", "doc_id", "ref_doc_id", "text"}
+_INTERNAL_KEYS = {"_node_content", "_node_type", "doc_id", "ref_doc_id", "text", GENERATION_KEY}
 
 
 def _hit(text: str, score: float, metadata: dict[str, Any]) -> PageHit:
@@ -76,19 +73,16 @@ class PdfService:
         return FindResult(hits=hits, message=None if hits else "No page matches these filters.")
 
     def store(self, params: StoreParams) -> StoreResult:
-        metadata = dict(params.metadata or {})
-        source = str(metadata.get("document_id", STORED_SOURCE))
-        node = TextNode(
-            id_=stable_id("store", params.information, json.dumps(metadata, sort_keys=True)),
-            text=params.information,
-            metadata=metadata,
-            relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=source)},
-        )
         runtime = self.runtime
-        EmbedNodes(embedder=runtime.embedder)([node])
-        indexes = pdf_indexes(runtime.settings)
-        write_nodes(runtime.backend, runtime.embedder, self.collection, indexes, [node])
-        return StoreResult(id=node.node_id, collection=self.collection)
+        point_id = store_note(
+            runtime.backend,
+            runtime.embedder,
+            self.collection,
+            pdf_indexes(runtime.settings),
+            params.information,
+            params.metadata,
+        )
+        return StoreResult(id=point_id, collection=self.collection)
 
     def list_documents(self, _params: BaseModel) -> DocumentList:
         backend = self.runtime.backend
@@ -119,9 +113,10 @@ class PdfService:
         return DocumentList(documents=documents, message=None if documents else EMPTY_HINT)
 
     def ingest(self, raw_paths: list[str], document_id: str | None, progress: Any) -> IngestResult:
-        allowed = self.runtime.settings.allowed_dirs
-        files = expand_files([allowed_path(raw, allowed) for raw in raw_paths], ".pdf")
+        """MCP entry: only regular files below SCOPERAG_ALLOWED_DIRS, within the call's limits."""
         runtime = self.runtime
+        settings = runtime.settings
+        files = files_to_ingest(raw_paths, settings.allowed_dirs, ".pdf", settings.ingest_max_files)
         reports = ingest_pdfs(
             files,
             runtime.backend,

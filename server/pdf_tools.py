@@ -160,6 +160,10 @@ def build(runtime: Runtime) -> FastMCP:
         ] = None,
     ) -> IngestResult:
         """Ingest PDFs (one or more chunks per page); re-ingesting a file replaces its pages."""
-        return await run_with_progress(ctx, lambda p: service().ingest(paths, document_id, p))
+        return await run_with_progress(
+            ctx,
+            lambda p: service().ingest(paths, document_id, p),
+            runtime.settings.ingest_deadline_seconds,
+        )
 
     return mcp

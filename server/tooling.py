@@ -114,7 +114,11 @@ def params_model(
 
 def deferred_service(path: str, *args: Any) -> Callable[[], Any]:
     """`module:Class(*args)`, built on the first call: a profile's handlers and their heavy
-    imports (LlamaIndex, qdrant-client, pypdf) stay out of start-up, so `tools/list` is quick."""
+    imports (LlamaIndex, qdrant-client, pypdf) stay out of start-up, so `tools/list` is quick.
+
+    Call it only in a worker thread (the handlers of `ModelTool` run in one; an async tool
+    wraps the call: `to_thread.run_sync(lambda: service().method(...))`): the first call runs
+    seconds of imports, which on the event loop would stall every session and /healthz."""
 
     @cache
     def service() -> Any:

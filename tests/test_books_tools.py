@@ -120,15 +120,35 @@ async def test_position_by_sentence_chapter_and_quote(books_runtime: Runtime, bo
 
 
 async def test_ambiguous_and_missing_quotes_list_candidates(books_runtime: Runtime) -> None:
+    # A reader who has read the three chapters: the candidates are quoted (nothing is spoiled).
+    await call(books_runtime, "set_reading_position", book_id="pride", reader="done", chapter=3)
     ambiguous = await error(
-        books_runtime, "set_reading_position", book_id="pride", quote="Mr. Bennet"
+        books_runtime, "set_reading_position", book_id="pride", reader="done", quote="Mr. Bennet"
     )
     assert "occurs in" in ambiguous and "sid 5 (chapter 1)" in ambiguous
     assert "Mr. Bennet replied that he had not." in ambiguous
     missing = await error(
-        books_runtime, "set_reading_position", book_id="pride", quote="Mr. Bennet ate a pie"
+        books_runtime,
+        "set_reading_position",
+        book_id="pride",
+        reader="done",
+        quote="Mr. Bennet ate a pie",
     )
     assert "is not in 'pride'" in missing and "Closest sentences: sid" in missing
+
+
+async def test_quote_errors_show_no_sentence_past_the_readers_position(
+    books_runtime: Runtime, book: Book
+) -> None:
+    """Regression: candidate listings quoted sentences the reader had not read yet."""
+    await call(books_runtime, "set_reading_position", book_id="pride", reader="new", sentence=3)
+    for quote in ("Mr. Bennet", "Mr. Bennet ate a pie"):
+        message = await error(
+            books_runtime, "set_reading_position", book_id="pride", reader="new", quote=quote
+        )
+        assert "sid " in message and "not read yet" in message
+        unread = [s.text for s in book.sentences[4:] if len(s.text) > 20]
+        assert not [text for text in unread if text[:40] in message]
 
 
 @pytest.mark.parametrize(

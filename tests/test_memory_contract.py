@@ -36,6 +36,7 @@ def test_indexes_cover_every_facet_and_the_numeric_order_key() -> None:
         "memory_type": "keyword",
         "created_at_ts": FieldType.FLOAT.value,
         "content_hash": "keyword",
+        "created_order": FieldType.INTEGER.value,
     }
     assert CONTRACT_MODULES["memory"] == "scoperag.core.contracts.memory"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 from datetime import UTC, date, datetime, time
@@ -14,7 +15,10 @@ from scoperag.core.fields import Condition, FieldType, FilterableField
 from scoperag.core.settings import Settings
 
 COLLECTION = "memories"
-ORDER_KEY = "created_at_ts"  # numeric twin of created_at: what order_by and date ranges use
+TIME_KEY = "created_at_ts"  # numeric twin of created_at: what date ranges use
+# Newest-first order: a unique integer per memory (`pipelines.memory_order`), as Qdrant's
+# order_by has no second key and equal timestamps would otherwise repeat or skip across pages.
+ORDER_KEY = "created_order"
 DEFAULT_MEMORY_TYPE = "note"
 DATE_FORMAT = "a date as YYYY-MM-DD (ISO 8601, a whole day in UTC), e.g. 2026-01-31"
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -28,7 +32,10 @@ class MemoryPayload(BaseModel):
     tags: list[str] = Field(default_factory=list)
     memory_type: str = DEFAULT_MEMORY_TYPE
     created_at: str = Field(description="RFC 3339 time in UTC, e.g. 2026-01-31T09:15:00Z.")
-    created_at_ts: float = Field(description="created_at as Unix seconds (order_by, ranges).")
+    created_at_ts: float = Field(description="created_at as Unix seconds (date ranges).")
+    created_order: int = Field(
+        default=0, description="Unique newest-first key: created_at in ms, then a write slot."
+    )
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -48,14 +55,14 @@ MEMORY_TYPE = FilterableField(
 )
 START_DATE = FilterableField(
     name="start_date",
-    key=ORDER_KEY,
+    key=TIME_KEY,
     field_type=FieldType.FLOAT,
     condition=Condition.GTE,
     description="Memories created on or after this day (UTC).",
 )
 END_DATE = FilterableField(
     name="end_date",
-    key=ORDER_KEY,
+    key=TIME_KEY,
     field_type=FieldType.FLOAT,
     condition=Condition.LT,
     description="Memories created on or before this day (UTC); the value is the next midnight.",
@@ -65,7 +72,12 @@ CONTENT_HASH = FilterableField(
     field_type=FieldType.KEYWORD,
     description="The memory's sha256, as store_memory returned it.",
 )
-MEMORY_INDEXES = [TAGS_ANY, MEMORY_TYPE, START_DATE, CONTENT_HASH]
+CREATED_ORDER = FilterableField(
+    name=ORDER_KEY,
+    field_type=FieldType.INTEGER,
+    description="Newest-first order key (unique per memory).",
+)
+MEMORY_INDEXES = [TAGS_ANY, MEMORY_TYPE, START_DATE, CONTENT_HASH, CREATED_ORDER]
 
 
 def required_indexes(settings: Settings) -> dict[str, list[FilterableField]]:
@@ -84,7 +96,7 @@ def normalise_tags(value: str | list[str] | None, parameter: str = "tags") -> li
         return None
     if isinstance(value, str):
         value = value.split(",")
-    if not all(isinstance(tag, str) for tag in value):
+    if not isinstance(value, list) or not all(isinstance(tag, str) for tag in value):
         raise InvalidParameterError(
             parameter, value, "a list of strings or one comma-separated string"
         )
@@ -97,20 +109,25 @@ def rfc3339(moment: datetime) -> str:
 
 
 def parse_moment(value: object, parameter: str = "created_at") -> datetime:
-    """A creation time from a datetime, RFC 3339 / ISO 8601 text or Unix seconds (no zone = UTC)."""
+    """A creation time from a datetime, RFC 3339 / ISO 8601 text or Unix seconds (no zone = UTC),
+    within the years 1-9999 in UTC."""
+    moment = None
     if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return datetime.fromtimestamp(value, UTC)
-    if isinstance(value, str):
-        try:
+        moment = value
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        with contextlib.suppress(OverflowError, OSError, ValueError):  # past year 9999, NaN
+            moment = datetime.fromtimestamp(value, UTC)
+    elif isinstance(value, str):
+        with contextlib.suppress(ValueError):
             moment = datetime.fromisoformat(value.strip())
-        except ValueError:
-            pass
-        else:
-            return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    if moment is not None:
+        moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+        with contextlib.suppress(OverflowError):  # e.g. 0001-01-01T00:00+05:00 is before year 1
+            return moment.astimezone(UTC)
     raise InvalidParameterError(
-        parameter, value, "an RFC 3339 time such as 2026-01-31T09:15:00Z, or Unix seconds"
+        parameter,
+        value,
+        "an RFC 3339 time such as 2026-01-31T09:15:00Z, or Unix seconds, in the years 1-9999",
     )
 
 

@@ -1,0 +1,145 @@
+"""Generations: re-ingesting a source swaps its old points for new ones atomically for readers.
+
+Every point a pipeline writes carries the ingestion that wrote it (`ingest_id`) beside its
+source (`doc_id`). A small registry in the collection's metadata lists the (sources,
+generation) pairs readers must not see:
+
+- `writing`: the new generation while it is being written (readers keep the old one);
+- `retiring`: after the flip (one atomic metadata write), every other generation of those
+  sources, until it is deleted.
+
+Every read of every engine (query, scroll, count, facet) passes its filter through
+`with_hidden`, so a search, a listing or a count sees the old version or the new one, never a
+mix, also after a kill at any moment. Leftovers of a killed ingestion are deleted the next
+time that collection is written (`GenerationRegistry.recover`).
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, Field
+from qdrant_client import models
+
+if TYPE_CHECKING:
+    from scoperag.core.backend import VectorBackend
+
+GENERATION_KEY = "ingest_id"
+SOURCE_KEY = "doc_id"  # where LlamaIndex's Qdrant payload layout keeps a node's ref_doc_id
+REGISTRY_KEY = "scoperag_hidden"
+
+
+class Hidden(BaseModel):
+    """Points of `sources` readers must not see: generation `generation` while it is being
+    written, or every other generation (except `keep_ids`) once it has replaced them."""
+
+    sources: list[str]
+    generation: str
+    phase: Literal["writing", "retiring"]
+    keep_ids: list[str] = Field(default_factory=list)
+
+    def condition(self) -> models.Filter:
+        """The points this entry hides, as one filter."""
+        source = models.FieldCondition(key=SOURCE_KEY, match=models.MatchAny(any=self.sources))
+        this = models.FieldCondition(
+            key=GENERATION_KEY, match=models.MatchValue(value=self.generation)
+        )
+        if self.phase == "writing":
+            return models.Filter(must=[source, this])
+        keep = [models.HasIdCondition(has_id=self.keep_ids)] if self.keep_ids else []
+        return models.Filter(must=[source], must_not=[this, *keep])
+
+
+def with_hidden(flt: models.Filter | None, hidden: Sequence[models.Filter]) -> models.Filter | None:
+    """`flt` narrowed so no hidden point matches (unchanged when nothing is hidden).
+
+    The one hook every read path calls: query, scroll, count and facet of every engine.
+    """
+    if not hidden:
+        return flt
+    if flt is None:
+        return models.Filter(must_not=list(hidden))
+    must_not = flt.must_not if isinstance(flt.must_not, list) else [flt.must_not]
+    return flt.model_copy(update={"must_not": [c for c in must_not if c is not None] + [*hidden]})
+
+
+class GenerationRegistry:
+    """The hidden entries of each collection of one backend, cached by the writing process.
+
+    `fresh=True` (a Qdrant server, which other processes may write) re-reads the registry on
+    every read; the embedded engines have one process per data dir, so the cache is the truth.
+    """
+
+    def __init__(self, backend: VectorBackend, fresh: bool = False) -> None:
+        self._backend = backend
+        self._fresh = fresh
+        self._cache: dict[str, list[Hidden]] = {}
+        self._active: set[str] = set()  # generations this process is writing right now
+        self._lock = threading.RLock()
+
+    def entries(self, collection: str) -> list[Hidden]:
+        if self._fresh or collection not in self._cache:
+            raw = self._backend.collection_metadata(collection).get(REGISTRY_KEY) or []
+            self._cache[collection] = [Hidden.model_validate(entry) for entry in raw]
+        return self._cache[collection]
+
+    def hidden(self, collection: str) -> list[models.Filter]:
+        """Conditions of the points readers of `collection` must not see."""
+        if self._fresh or collection in self._cache:
+            return [entry.condition() for entry in self.entries(collection)]
+        if not self._backend.collection_exists(collection):
+            return []
+        return [entry.condition() for entry in self.entries(collection)]
+
+    def visible(self, collection: str, flt: models.Filter | None) -> models.Filter | None:
+        return with_hidden(flt, self.hidden(collection))
+
+    def _save(self, collection: str, entries: list[Hidden]) -> None:
+        """One atomic metadata write: the registry switches as a whole or not at all."""
+        raw = [entry.model_dump() for entry in entries]
+        self._backend.update_collection_metadata(collection, {REGISTRY_KEY: raw})
+        self._cache[collection] = entries
+
+    def _replace_entry(self, collection: str, old: Hidden, new: Hidden | None) -> None:
+        with self._lock:
+            entries = [entry for entry in self.entries(collection) if entry != old]
+            self._save(collection, entries + ([new] if new else []))
+
+    def recover(self, collection: str) -> int:
+        """Delete what killed ingestions left (a half-written or a replaced generation)."""
+        with self._lock:
+            leftovers = [e for e in self.entries(collection) if e.generation not in self._active]
+        for entry in leftovers:
+            self._backend.delete(collection, entry.condition())
+            self._replace_entry(collection, entry, None)
+        return len(leftovers)
+
+    @contextmanager
+    def replacing(
+        self, collection: str, sources: Sequence[str], keep_ids: Sequence[str] = ()
+    ) -> Iterator[str]:
+        """Yields a new generation id for the caller to write `sources` under; on success the
+        old generations (but `keep_ids`) are hidden in one step, then deleted; on failure the
+        new points are. Readers see one complete version throughout."""
+        self.recover(collection)
+        generation = uuid.uuid4().hex
+        writing = Hidden(sources=list(sources), generation=generation, phase="writing")
+        retiring = writing.model_copy(update={"phase": "retiring", "keep_ids": list(keep_ids)})
+        self._active.add(generation)
+        try:
+            self._replace_entry(collection, writing, writing)
+            try:
+                yield generation
+            except BaseException:
+                self._backend.delete(collection, writing.condition())
+                self._replace_entry(collection, writing, None)
+                raise
+            self._replace_entry(collection, writing, retiring)  # the flip
+            self._backend.delete(collection, retiring.condition())
+            self._replace_entry(collection, retiring, None)
+        finally:
+            self._active.discard(generation)

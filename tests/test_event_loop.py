@@ -1,0 +1,94 @@
+"""No call blocks the event loop: a profile's handlers load in a worker thread on first use."""
+
+from __future__ import annotations
+
+import importlib
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+import anyio
+import httpx
+import pytest
+from fastmcp import Client
+
+from scoperag.server import tooling
+from scoperag.server.app import build_server
+from scoperag.server.http_app import build_http_app
+from scoperag.server.runtime import Runtime
+
+
+@pytest.fixture
+def slow_loading(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Loading a profile's handlers takes 2 s of blocking work (the heavy imports, simulated);
+    the event is set once loading has started."""
+    started = threading.Event()
+    real_import = importlib.import_module
+
+    def import_module(name: str, package: str | None = None) -> ModuleType:
+        if name.endswith("_service"):
+            started.set()
+            time.sleep(2)
+        return real_import(name, package)
+
+    monkeypatch.setattr(tooling.importlib, "import_module", import_module)
+    return started
+
+
+async def _while_loading(started: threading.Event, call: Callable, other: Callable) -> bool:
+    """Runs `call`, then `other` once loading began; True if `other` finished first."""
+    done: list[str] = []
+
+    async def first() -> None:
+        await call()
+        done.append("call")
+
+    async def second() -> None:
+        while not started.is_set():
+            await anyio.sleep(0.01)
+        await other()
+        done.append("other")
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(first)
+        group.start_soon(second)
+    return done[0] == "other"
+
+
+async def test_healthz_answers_while_the_first_docs_search_loads(
+    make_runtime: Callable[..., Runtime], slow_loading: threading.Event
+) -> None:
+    """Regression: the first call built its profile's handlers on the loop, stalling /healthz."""
+    runtime = make_runtime(profiles=["docs"])
+    app = build_http_app(runtime, build_server(runtime))
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://test"
+    ) as http:
+        health: list[int] = []
+
+        async def search() -> None:
+            await http.post("/v2/docs/search/l0", json={"query": "install"})
+
+        async def healthz() -> None:
+            health.append((await http.get("/healthz")).status_code)
+
+        assert await _while_loading(slow_loading, search, healthz)
+    assert health == [200]
+
+
+async def test_another_session_answers_while_the_first_ingest_loads(
+    make_runtime: Callable[..., Runtime], slow_loading: threading.Event, tmp_path: Path
+) -> None:
+    runtime = make_runtime(profiles=["pdf"], allowed_dirs=[tmp_path])
+    server = build_server(runtime)
+    async with Client(server) as first, Client(server) as second:
+
+        async def ingest() -> None:
+            await first.call_tool("qdrant-ingest-pdf", {"paths": [str(tmp_path)]})
+
+        async def list_tools() -> None:
+            assert await second.list_tools()
+
+        assert await _while_loading(slow_loading, ingest, list_tools)

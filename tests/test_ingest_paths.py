@@ -1,0 +1,106 @@
+"""MCP ingest reads only regular files below SCOPERAG_ALLOWED_DIRS, within a file cap and a
+deadline, and stops when its client abandons the call."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+import pytest
+from fastmcp import Client
+from fastmcp.exceptions import ToolError
+
+from scoperag.server.app import build_server
+from scoperag.server.runtime import Runtime
+
+PDF = "data-in-brief-22-sanni-page4.pdf"
+
+
+@pytest.fixture
+def allowed(tmp_path: Path, shared_data: Path) -> Path:
+    folder = tmp_path / "allowed"
+    folder.mkdir()
+    shutil.copy(shared_data / "pdf" / PDF, folder / PDF)
+    return folder
+
+
+async def _ingest(runtime: Runtime, paths: list[str]) -> dict:
+    async with Client(build_server(runtime)) as client:
+        result = await client.call_tool("qdrant-ingest-pdf", {"paths": paths})
+    return result.structured_content
+
+
+async def _documents(runtime: Runtime) -> list[str]:
+    async with Client(build_server(runtime)) as client:
+        listing = await client.call_tool("qdrant-list-documents", {})
+    return [doc["document_id"] for doc in listing.structured_content["documents"]]
+
+
+async def test_a_symlink_out_of_the_allowed_folder_is_refused(
+    make_runtime: Callable[..., Runtime], allowed: Path
+) -> None:
+    """Regression: a folder scan followed a symlink inside an allowed folder to /etc/passwd."""
+    (allowed / "passwd.pdf").symlink_to("/etc/passwd")
+    runtime = make_runtime(profiles=["pdf"], allowed_dirs=[allowed])
+    with pytest.raises(ToolError, match=r"passwd\.pdf.*resolves to /etc/passwd"):
+        await _ingest(runtime, [str(allowed)])
+    assert await _documents(runtime) == []
+
+
+async def test_fifos_are_skipped_unopened_and_duplicates_collapse(
+    make_runtime: Callable[..., Runtime], allowed: Path
+) -> None:
+    """Regression: a FIFO named *.pdf blocked the ingest forever; one file given three ways was
+    ingested three times."""
+    os.mkfifo(allowed / "pipe.pdf")
+    (allowed / "again.pdf").symlink_to(allowed / PDF)
+    runtime = make_runtime(profiles=["pdf"], allowed_dirs=[allowed])
+    with anyio.fail_after(120):
+        result = await _ingest(runtime, [str(allowed), str(allowed / PDF), str(allowed / ".")])
+    assert [Path(file["path"]).name for file in result["files"]] == [PDF]
+    with pytest.raises(ToolError, match="a regular file or a directory"):
+        await _ingest(runtime, [str(allowed / "pipe.pdf")])
+
+
+async def test_a_call_over_the_file_cap_is_refused(
+    make_runtime: Callable[..., Runtime], allowed: Path
+) -> None:
+    shutil.copy(allowed / PDF, allowed / "copy.pdf")
+    runtime = make_runtime(profiles=["pdf"], allowed_dirs=[allowed], ingest_max_files=1)
+    with pytest.raises(ToolError, match="at most 1 files.*SCOPERAG_INGEST_MAX_FILES"):
+        await _ingest(runtime, [str(allowed)])
+
+
+async def test_files_left_at_the_deadline_are_reported_not_ingested(
+    make_runtime: Callable[..., Runtime], allowed: Path
+) -> None:
+    shutil.copy(allowed / PDF, allowed / "copy.pdf")
+    runtime = make_runtime(profiles=["pdf"], allowed_dirs=[allowed], ingest_deadline_seconds=1e-6)
+    result = await _ingest(runtime, [str(allowed)])
+    assert result["ingested"] == 0 and result["skipped"] == 2
+    assert all("SCOPERAG_INGEST_DEADLINE_SECONDS" in file["error"] for file in result["files"])
+    assert await _documents(runtime) == []
+
+
+async def test_an_abandoned_call_stops_before_its_next_file(
+    make_runtime: Callable[..., Runtime], allowed: Path
+) -> None:
+    for n in range(7):
+        shutil.copy(allowed / PDF, allowed / f"copy-{n}.pdf")
+    runtime = make_runtime(profiles=["pdf"], allowed_dirs=[allowed])
+    server = build_server(runtime)
+    async with Client(server) as client, anyio.create_task_group() as group:
+
+        async def abandon(progress: float, total: float | None, message: str | None) -> None:
+            group.cancel_scope.cancel()  # the client gives up at the first file
+
+        async def call() -> None:
+            arguments = {"paths": [str(allowed)]}
+            await client.call_tool("qdrant-ingest-pdf", arguments, progress_handler=abandon)
+
+        group.start_soon(call)
+    # The next call waits for the abandoned one to wind down (calls are serialised).
+    assert len(await _documents(runtime)) <= 2
