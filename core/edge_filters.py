@@ -41,6 +41,16 @@ def plain_id(point_id: Any) -> int | str:
     return point_id if isinstance(point_id, int) else str(point_id)
 
 
+def to_record(point: Any) -> models.Record:
+    """An Edge point or record as qdrant-client's `Record`."""
+    return models.Record(
+        id=plain_id(point.id),
+        payload=point.payload,
+        vector=point.vector,
+        order_value=point.order_value,
+    )
+
+
 def _instant(value: datetime | date | None) -> str | None:
     if value is None:
         return None

@@ -28,7 +28,7 @@ from pydantic import PrivateAttr
 from qdrant_client import models
 
 from scoperag.core.backend import DENSE_VECTOR
-from scoperag.core.edge_filters import plain_id, to_edge_filter, to_edge_order_by
+from scoperag.core.edge_filters import to_edge_filter, to_edge_order_by, to_record
 from scoperag.core.errors import ScoperagError
 from scoperag.core.generations import SOURCE_KEY, with_hidden
 
@@ -62,15 +62,6 @@ def _missing_index(collection: str, key: str, use: str) -> Iterator[None]:
         raise
 
 
-def _record(point: Any) -> models.Record:
-    return models.Record(
-        id=plain_id(point.id),
-        payload=point.payload,
-        vector=point.vector,
-        order_value=point.order_value,
-    )
-
-
 class EdgeVectorStore(BasePydanticVectorStore):
     """Nodes of one collection in an open Edge shard, in LlamaIndex's Qdrant payload layout."""
 
@@ -82,24 +73,17 @@ class EdgeVectorStore(BasePydanticVectorStore):
     batch_size: int = 256
 
     _shard: edge.EdgeShard = PrivateAttr()
-    _hidden: Callable[[], list[models.Filter]] = PrivateAttr()
+    # Conditions of the points no read may return (`core.generations`), set by the backend.
+    _hidden: Callable[[], list[models.Filter]] = PrivateAttr(default=list)
 
     # LlamaIndex's own translation of `VectorStoreQuery` filters (MetadataFilters, doc_ids,
     # node_ids) into a Qdrant filter, so both stores read a query's filters the same way.
     _build_subfilter = QdrantVectorStore._build_subfilter
     _build_query_filter = QdrantVectorStore._build_query_filter
 
-    def __init__(
-        self,
-        shard: edge.EdgeShard,
-        collection_name: str,
-        hidden: Callable[[], list[models.Filter]] = list,
-        **kwargs: Any,
-    ) -> None:
-        """`hidden` gives the conditions of points no read may return (`core.generations`)."""
+    def __init__(self, shard: edge.EdgeShard, collection_name: str, **kwargs: Any) -> None:
         super().__init__(collection_name=collection_name, **kwargs)
         self._shard = shard
-        self._hidden = hidden
 
     @classmethod
     def class_name(cls) -> str:
@@ -214,7 +198,7 @@ class EdgeVectorStore(BasePydanticVectorStore):
             )
             with _missing_index(self.collection_name, order_by.key, "order_by"):
                 records, _ = self._shard.scroll(request)
-            return [_record(record) for record in records[offset:]]
+            return [to_record(record) for record in records[offset:]]
         found: list[Any] = []
         cursor = None
         while len(found) < offset + limit:
@@ -230,7 +214,7 @@ class EdgeVectorStore(BasePydanticVectorStore):
             found += batch
             if cursor is None:
                 break
-        return [_record(record) for record in found[offset:]]
+        return [to_record(record) for record in found[offset:]]
 
     def points(self, batch_size: int = 512) -> Iterator[list[models.Record]]:
         """Every point with its vectors and payload, a page at a time (for migrations)."""
@@ -242,7 +226,7 @@ class EdgeVectorStore(BasePydanticVectorStore):
                 )
             )
             if batch:
-                yield [_record(record) for record in batch]
+                yield [to_record(record) for record in batch]
             if cursor is None:
                 return
 
