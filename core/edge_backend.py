@@ -94,9 +94,9 @@ class EdgeBackend(VectorBackend):
             return self._stores[collection]
 
     def _store(self, shard: edge.EdgeShard, collection: str) -> EdgeVectorStore:
-        return EdgeVectorStore(
-            shard, collection, hidden=lambda: self.generations.hidden(collection)
-        )
+        store = EdgeVectorStore(shard, collection)
+        store._hidden = lambda: self.generations.hidden(collection)
+        return store
 
     def list_collections(self) -> list[str]:
         return sorted(path.parent.name for path in self.root.glob(f"*/{_METADATA}"))
