@@ -125,6 +125,7 @@ class EdgeBackend(VectorBackend):
         stored = json.loads(path.read_text())
         stored["metadata"] = {**stored["metadata"], **changes}
         _write_json(path, stored)
+        self.generations.forget(collection)  # a registry written through another process
 
     def payload_indexes(self, collection: str) -> dict[str, str]:
         schema = self.vector_store(collection).client.info().payload_schema

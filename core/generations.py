@@ -16,7 +16,10 @@ time that collection is written (`GenerationRegistry.recover`).
 
 from __future__ import annotations
 
+import os
+import socket
 import threading
+import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
 GENERATION_KEY = "ingest_id"
 SOURCE_KEY = "doc_id"  # where LlamaIndex's Qdrant payload layout keeps a node's ref_doc_id
 REGISTRY_KEY = "scoperag_hidden"
+STALE_AFTER = 24 * 3600  # an entry this old is a leftover whoever wrote it
 
 
 class Hidden(BaseModel):
@@ -41,6 +45,23 @@ class Hidden(BaseModel):
     generation: str
     phase: Literal["writing", "retiring"]
     keep_ids: list[str] = Field(default_factory=list)
+    writer: str = Field(default="", description="host:pid of the ingesting process.")
+    started: float = Field(default=0.0, description="Unix time the ingestion began.")
+
+    def abandoned(self) -> bool:
+        """True if the process that wrote this entry is gone (or it is a day old)."""
+        host, _, pid = self.writer.rpartition(":")
+        if time.time() - self.started > STALE_AFTER or not pid.isdigit():
+            return True
+        if host != socket.gethostname():
+            return False  # another machine's ingestion (a shared Qdrant server): not ours to end
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        return False
 
     def condition(self) -> models.Filter:
         """The points this entry hides, as one filter."""
@@ -98,6 +119,10 @@ class GenerationRegistry:
     def visible(self, collection: str, flt: models.Filter | None) -> models.Filter | None:
         return with_hidden(flt, self.hidden(collection))
 
+    def forget(self, collection: str) -> None:
+        """Drop the cached registry (the collection's metadata was written behind our back)."""
+        self._cache.pop(collection, None)
+
     def _save(self, collection: str, entries: list[Hidden]) -> None:
         """One atomic metadata write: the registry switches as a whole or not at all."""
         raw = [entry.model_dump() for entry in entries]
@@ -106,13 +131,18 @@ class GenerationRegistry:
 
     def _replace_entry(self, collection: str, old: Hidden, new: Hidden | None) -> None:
         with self._lock:
+            self.forget(collection)  # other processes may have changed it (a shared store)
             entries = [entry for entry in self.entries(collection) if entry != old]
             self._save(collection, entries + ([new] if new else []))
 
     def recover(self, collection: str) -> int:
         """Delete what killed ingestions left (a half-written or a replaced generation)."""
         with self._lock:
-            leftovers = [e for e in self.entries(collection) if e.generation not in self._active]
+            leftovers = [
+                entry
+                for entry in self.entries(collection)
+                if entry.generation not in self._active and entry.abandoned()
+            ]
         for entry in leftovers:
             self._backend.delete(collection, entry.condition())
             self._replace_entry(collection, entry, None)
@@ -127,7 +157,13 @@ class GenerationRegistry:
         new points are. Readers see one complete version throughout."""
         self.recover(collection)
         generation = uuid.uuid4().hex
-        writing = Hidden(sources=list(sources), generation=generation, phase="writing")
+        writing = Hidden(
+            sources=list(sources),
+            generation=generation,
+            phase="writing",
+            writer=f"{socket.gethostname()}:{os.getpid()}",
+            started=time.time(),
+        )
         retiring = writing.model_copy(update={"phase": "retiring", "keep_ids": list(keep_ids)})
         self._active.add(generation)
         try:

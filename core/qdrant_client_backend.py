@@ -104,6 +104,7 @@ class QdrantClientBackend(VectorBackend):
 
     def update_collection_metadata(self, collection: str, changes: dict[str, Any]) -> None:
         self.client.update_collection(collection, metadata=changes)
+        self.generations.forget(collection)  # a registry written through another process
 
     def payload_indexes(self, collection: str) -> dict[str, str]:
         schema = self.client.get_collection(collection).payload_schema or {}

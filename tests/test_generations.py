@@ -3,6 +3,8 @@ while a source is replaced and after an ingestion killed at any moment (`core.ge
 
 from __future__ import annotations
 
+import socket
+import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -42,6 +44,19 @@ def _version(runtime: Runtime, book_path: Path, last_chapter: int) -> list:
     return list(book_chunks(book, runtime.embedder))
 
 
+def _writer_gone(runtime: Runtime) -> None:
+    """The registry's entries as a killed process leaves them: their writer's pid is gone."""
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    registry = runtime.backend.generations
+    writer = f"{socket.gethostname()}:{ended.pid}"
+    entries = [
+        entry.model_copy(update={"writer": writer}) for entry in registry.entries(COLLECTION)
+    ]
+    registry._save(COLLECTION, entries)
+    registry._active.clear()
+
+
 @contextmanager
 def _killed_midway(runtime: Runtime, nodes: list) -> Iterator[None]:
     """Half of a new version written, then the ingestion abandoned as a kill leaves it: the
@@ -50,7 +65,7 @@ def _killed_midway(runtime: Runtime, nodes: list) -> Iterator[None]:
     replacement = backend.generations.replacing(COLLECTION, [BOOK_ID])
     generation = replacement.__enter__()
     backend.vector_store(COLLECTION).add(stamped(nodes[: len(nodes) // 2], generation))
-    backend.generations._active.discard(generation)  # the process that wrote it is gone
+    _writer_gone(runtime)
     yield
 
 
@@ -143,6 +158,8 @@ def test_a_kill_after_the_flip_shows_the_new_version_and_is_cleaned_next_time(
     ingest_book(book_path, clean.backend, clean.embedder, BOOK_ID, last_chapter=3)
     expected = _visible(clean)
     assert _visible(runtime)[0::2] == expected[0::2]  # old points still stored, but hidden
+    assert backend.generations.recover(COLLECTION) == 0  # its writer is still running
+    _writer_gone(runtime)
     assert backend.generations.recover(COLLECTION) == 1
     assert backend.count(COLLECTION, None) == expected[0]
     assert backend.collection_metadata(COLLECTION)[REGISTRY_KEY] == []
