@@ -116,6 +116,7 @@ class EdgeBackend(VectorBackend):
         shard = edge.EdgeShard.create(str(folder / _SHARD), config)
         self._stores[collection] = self._store(shard, collection)
         _write_json(folder / _METADATA, {"dimension": dimension, "metadata": metadata})
+        self.generations.forget(collection)  # a new collection hides nothing
 
     def collection_metadata(self, collection: str) -> dict[str, Any]:
         return json.loads((self._dir(collection) / _METADATA).read_text())["metadata"]
@@ -147,6 +148,7 @@ class EdgeBackend(VectorBackend):
             store.client.close()
         folder = self._dir(collection)
         (folder / _METADATA).unlink(missing_ok=True)
+        self.generations.forget(collection)
         shutil.rmtree(folder, ignore_errors=True)
 
     def scroll(

@@ -49,6 +49,14 @@ def _is_regular(path: Path) -> bool:
         return False
 
 
+def regular_file(raw: str, allowed_dirs: Sequence[Path], parameter: str = "path") -> Path:
+    """`allowed_path` for a parameter that names one file: a regular file (never a FIFO)."""
+    path = allowed_path(raw, allowed_dirs, parameter)
+    if not _is_regular(path):
+        raise InvalidParameterError(parameter, raw, "a regular file")
+    return path
+
+
 def files_to_ingest(
     raw_paths: Sequence[str],
     allowed_dirs: Sequence[Path],

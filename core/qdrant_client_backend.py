@@ -91,6 +91,7 @@ class QdrantClientBackend(VectorBackend):
 
     def create_collection(self, collection: str, dimension: int, metadata: dict[str, Any]) -> None:
         self._stores.pop(collection, None)
+        self.generations.forget(collection)
         self.client.create_collection(
             collection_name=collection,
             vectors_config={
@@ -127,6 +128,7 @@ class QdrantClientBackend(VectorBackend):
     def delete_collection(self, collection: str) -> None:
         self._stores.pop(collection, None)
         self.client.delete_collection(collection)
+        self.generations.forget(collection)
 
     def scroll(
         self,

@@ -43,7 +43,7 @@ def fixture_files(path: Path) -> dict[Path, list[Path]]:
     if path.is_file():
         return {path.parent: [path]}
     if (path / DOCUMENT_FILE).is_file():
-        return {path: sorted(p for p in path.glob("*.json") if p.name != DOCUMENT_FILE)}
+        return {path: _fixtures(path)}
     folders = sorted(p.parent for p in path.glob(f"*/{DOCUMENT_FILE}"))
     if not folders:
         raise DndRejectedError(
@@ -52,7 +52,9 @@ def fixture_files(path: Path) -> dict[Path, list[Path]]:
         )
     # A folder of fixtures without a Document.json is kept, so that it is reported, not ignored.
     folders += [p.parent for p in path.glob("*/*.json") if not (p.parent / DOCUMENT_FILE).exists()]
-    return {
-        folder: sorted(p for p in folder.glob("*.json") if p.name != DOCUMENT_FILE)
-        for folder in sorted(set(folders))
-    }
+    return {folder: _fixtures(folder) for folder in sorted(set(folders))}
+
+
+def _fixtures(folder: Path) -> list[Path]:
+    """The folder's fixture files: regular files only (a FIFO would block the reader)."""
+    return sorted(p for p in folder.glob("*.json") if p.name != DOCUMENT_FILE and p.is_file())

@@ -1,5 +1,10 @@
-"""MCP ingest calls: the work runs in a worker thread that stops between files once the call's
-deadline has passed (SCOPERAG_INGEST_DEADLINE_SECONDS) or its client abandoned it."""
+"""MCP ingest calls: the work runs in a worker thread and stops at its next progress report once
+the call's deadline has passed (SCOPERAG_INGEST_DEADLINE_SECONDS) or its client abandoned it.
+
+Pipelines report progress between units they write whole (a file, a document, a batch), or
+while embedding before they write, so stopping there leaves every source either replaced or
+untouched (`scoperag.core.generations`).
+"""
 
 from __future__ import annotations
 
@@ -10,8 +15,20 @@ from typing import TypeVar
 
 import anyio
 
+from scoperag.core.errors import ScoperagError
+
 Result = TypeVar("Result")
-StopReason = Callable[[], str | None]  # why to stop before the next file, or None to go on
+StopReason = Callable[[], str | None]  # why to stop now, or None to go on
+
+
+class IngestStoppedError(ScoperagError):
+    """An ingestion that stopped before its end (deadline, or the client went away)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(
+            f"Ingestion stopped: {reason}. What was written before is stored (each source "
+            "whole or not at all); call again to ingest the rest."
+        )
 
 
 class StopSignal:
@@ -31,14 +48,19 @@ class StopSignal:
         if time.monotonic() > self._end:
             return (
                 f"the call's deadline of {self._deadline_seconds:g} s passed "
-                "(SCOPERAG_INGEST_DEADLINE_SECONDS); ingest the rest in another call"
+                "(SCOPERAG_INGEST_DEADLINE_SECONDS)"
             )
         return None
 
+    def check(self) -> None:
+        """Raise `IngestStoppedError` if the work should stop now."""
+        if reason := self():
+            raise IngestStoppedError(reason)
 
-async def run_ingest(work: Callable[[StopReason], Result], deadline_seconds: float) -> Result:
-    """`work(stop_reason)` in a worker thread. If the caller is cancelled, the work is told to
-    stop and awaited (shielded), so nothing else writes to the engine while it winds down."""
+
+async def run_stoppable(work: Callable[[StopSignal], Result], deadline_seconds: float) -> Result:
+    """`work(signal)` in a worker thread. If the caller is cancelled, the work is told to stop
+    and awaited (shielded), so nothing else writes to the engine while it winds down."""
     signal = StopSignal(deadline_seconds)
     finished = threading.Event()
 

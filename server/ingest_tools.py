@@ -18,9 +18,9 @@ from pydantic import Field
 
 from scoperag.core.errors import ScoperagError
 from scoperag.core.param_types import FilePath, FilePaths, Name
-from scoperag.core.paths import allowed_path
+from scoperag.core.paths import allowed_path, files_to_ingest, regular_file
+from scoperag.server.ingest_calls import StopSignal, run_stoppable
 from scoperag.server.runtime import Runtime
-from scoperag.server.tooling import in_thread
 
 WRITES = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True}
 Progress = Callable[[int, int, str], None]
@@ -28,19 +28,39 @@ T = TypeVar("T")
 _BELOW = "below SCOPERAG_ALLOWED_DIRS"
 
 
-async def run_with_progress(ctx: Context, work: Callable[[Progress], T]) -> T:
-    """`work(progress)` in a worker thread; each progress call is a notification to the client."""
+async def run_with_progress(
+    ctx: Context, work: Callable[[Progress], T], deadline_seconds: float
+) -> T:
+    """`work(progress)` in a worker thread; each progress call is a notification to the client
+    and the point where the work stops once the deadline passed or the client cancelled."""
 
-    def progress(done: int, total: int, note: str = "") -> None:
-        anyio.from_thread.run(ctx.report_progress, done, total, note or None)
+    def run(signal: StopSignal) -> T:
+        def progress(done: int, total: int, note: str = "") -> None:
+            signal.check()
+            anyio.from_thread.run(ctx.report_progress, done, total, note or None)
 
-    return await in_thread(work, progress)
+        return work(progress)
+
+    try:
+        return await run_stoppable(run, deadline_seconds)
+    except ScoperagError as exc:  # not prefixed by the parent server
+        raise ToolError(str(exc)) from None
 
 
 def _file(runtime: Runtime, raw: str, parameter: str = "path") -> Path:
     try:
-        return allowed_path(raw, runtime.settings.allowed_dirs, parameter)
-    except ScoperagError as exc:  # raised outside `in_thread`: not prefixed by the parent server
+        return regular_file(raw, runtime.settings.allowed_dirs, parameter)
+    except ScoperagError as exc:  # raised outside the worker: not prefixed by the parent server
+        raise ToolError(str(exc)) from None
+
+
+def _folders(runtime: Runtime, raws: list[str]) -> list[Path]:
+    """Folders below the allowed directories whose `*.json` files all are too (links checked)."""
+    settings = runtime.settings
+    try:
+        files_to_ingest(raws, settings.allowed_dirs, ".json", settings.ingest_max_files)
+        return [allowed_path(raw, settings.allowed_dirs, "paths") for raw in raws]
+    except ScoperagError as exc:
         raise ToolError(str(exc)) from None
 
 
@@ -70,7 +90,8 @@ def add_book_ingest(mcp: FastMCP, runtime: Runtime) -> None:
             return ingest(file, runtime.backend, runtime.embedder, book_id, title, None, chunks)
 
         try:
-            return (await run_with_progress(ctx, work)).model_dump()
+            deadline = runtime.settings.ingest_deadline_seconds
+            return (await run_with_progress(ctx, work, deadline)).model_dump()
         except BookRejectedError as exc:
             raise ToolError(f"{file.name}: not ingested, {exc}.") from None
 
@@ -96,7 +117,8 @@ def add_memory_ingest(mcp: FastMCP, runtime: Runtime) -> None:
 
             return import_memories(file, runtime.backend, runtime.embedder, memories)
 
-        return (await run_with_progress(ctx, work)).model_dump()
+        deadline = runtime.settings.ingest_deadline_seconds
+        return (await run_with_progress(ctx, work, deadline)).model_dump()
 
 
 def add_dnd_ingest(mcp: FastMCP, runtime: Runtime) -> None:
@@ -118,8 +140,12 @@ def add_dnd_ingest(mcp: FastMCP, runtime: Runtime) -> None:
         note."""
         from scoperag.server.dnd_service import ingest_paths
 
-        folders = [_file(runtime, raw, "paths") for raw in paths]
-        result = await run_with_progress(ctx, lambda p: ingest_paths(runtime, folders, p))
+        folders = _folders(runtime, paths)
+        result = await run_with_progress(
+            ctx,
+            lambda p: ingest_paths(runtime, folders, p),
+            runtime.settings.ingest_deadline_seconds,
+        )
         return result.model_dump()
 
 
@@ -138,6 +164,8 @@ def add_docs_ingest(mcp: FastMCP, runtime: Runtime) -> None:
 
         file = _file(runtime, path)
         report = await run_with_progress(
-            ctx, lambda p: ingest_docs_jsonl(file, runtime.backend, runtime.embedder, p)
+            ctx,
+            lambda p: ingest_docs_jsonl(file, runtime.backend, runtime.embedder, p),
+            runtime.settings.ingest_deadline_seconds,
         )
         return report.model_dump(mode="json")

@@ -74,14 +74,13 @@ async def test_a_call_over_the_file_cap_is_refused(
         await _ingest(runtime, [str(allowed)])
 
 
-async def test_files_left_at_the_deadline_are_reported_not_ingested(
+async def test_a_call_past_its_deadline_stops_and_says_so(
     make_runtime: Callable[..., Runtime], allowed: Path
 ) -> None:
     shutil.copy(allowed / PDF, allowed / "copy.pdf")
     runtime = make_runtime(profiles=["pdf"], allowed_dirs=[allowed], ingest_deadline_seconds=1e-6)
-    result = await _ingest(runtime, [str(allowed)])
-    assert result["ingested"] == 0 and result["skipped"] == 2
-    assert all("SCOPERAG_INGEST_DEADLINE_SECONDS" in file["error"] for file in result["files"])
+    with pytest.raises(ToolError, match=r"stopped: .*SCOPERAG_INGEST_DEADLINE_SECONDS"):
+        await _ingest(runtime, [str(allowed)])
     assert await _documents(runtime) == []
 
 
