@@ -20,6 +20,13 @@ if TYPE_CHECKING:  # kept out of start-up: the server lists its tools before any
     from scoperag.core.generations import GenerationRegistry
 
 DENSE_VECTOR = "text-dense"  # the vector name LlamaIndex's QdrantVectorStore reads and writes
+SPARSE_VECTOR = "text-bm25"  # BM25 sparse vectors (core.bm25), with the engine's IDF modifier
+KEYWORD_HINT = (
+    "Collection '{collection}' has no BM25 keyword vectors (built before hybrid search), so it "
+    "is ranked by meaning only; run `scoperag reindex --collection {collection}` to add them."
+)
+# Each prefetch of a hybrid search fetches at least this many candidates for the fusion.
+FUSION_CANDIDATES = 100
 
 
 class VectorBackend(ABC):
@@ -44,11 +51,47 @@ class VectorBackend(ABC):
     def list_collections(self) -> list[str]: ...
 
     @abstractmethod
+    def has_keywords(self, collection: str) -> bool:
+        """Whether the collection keeps BM25 sparse vectors (`SPARSE_VECTOR`) beside the dense."""
+
+    @abstractmethod
+    def add_keywords(self, collection: str) -> int:
+        """Give a collection built before hybrid search its BM25 vectors, without re-embedding.
+
+        The points are copied with their dense vectors and payloads into a collection that
+        keeps BM25 vectors (computed from each point's text), which then replaces the old one;
+        readers see the old collection or the new one, never half of one. Returns the points
+        copied (0 when the collection already keeps BM25 vectors).
+        """
+
+    @abstractmethod
+    def search(
+        self,
+        collection: str,
+        dense: list[float],
+        text: str | None,
+        flt: models.Filter | None,
+        limit: int,
+        offset: int = 0,
+        score_threshold: float | None = None,
+        with_payload: bool = True,
+    ) -> list[models.ScoredPoint]:
+        """Points matching `flt`, best first, each scored by its cosine similarity to `dense`.
+
+        Only points whose cosine is at least `score_threshold` are candidates. With `text`
+        (and `has_keywords`), the order is the engine's distribution-based score fusion
+        (DBSF: each ranking's scores normalised by their spread, then summed) of the dense
+        ranking and the BM25 ranking of `text` over those same candidates (two prefetches, the
+        filter and the floor in both), so keywords reorder what meaning found and never bring
+        in a point below the floor; without, it is the dense ranking. `offset` skips that many.
+        """
+
+    @abstractmethod
     def collection_exists(self, collection: str) -> bool: ...
 
     @abstractmethod
     def create_collection(self, collection: str, dimension: int, metadata: dict[str, Any]) -> None:
-        """Create an empty cosine collection with one dense vector named `DENSE_VECTOR`."""
+        """Create an empty collection: a cosine `DENSE_VECTOR` and BM25 `SPARSE_VECTOR`s."""
 
     @abstractmethod
     def collection_metadata(self, collection: str) -> dict[str, Any]: ...
@@ -101,8 +144,22 @@ class VectorBackend(ABC):
 
     @abstractmethod
     def upsert_points(self, collection: str, points: list[models.PointStruct]) -> None:
-        """Write points as they are (vectors included), e.g. when migrating between engines."""
+        """Write points as they are (vectors included), e.g. when migrating between engines.
+
+        A point without BM25 vectors gets them from its text when the collection keeps them.
+        """
 
     @abstractmethod
     def close(self) -> None:
         """Release files and connections."""
+
+
+def meaning_breaks_ties(
+    fused: list[tuple[float, models.ScoredPoint]],
+) -> list[models.ScoredPoint]:
+    """A page of fused hits (fusion score, hit scored by cosine) in fusion order, where equal
+    fusion scores (e.g. two candidates ranked oppositely by meaning and by keywords; equal to
+    six decimals, as engines round differently) are ordered by cosine, then id: the same order
+    on every engine and every run."""
+    ordered = sorted(fused, key=lambda pair: (-round(pair[0], 6), -pair[1].score, str(pair[1].id)))
+    return [hit for _, hit in ordered]

@@ -3,8 +3,10 @@
 Layout under the root directory (`<data dir>/edge`):
 
     .lock                       held (flock) while a process has the store open
-    <collection>/collection.json   dimension and collection metadata (e.g. the embedder)
-    <collection>/shard/         the Edge shard (segments, WAL, payload indexes, HNSW)
+    <collection>/collection.json   dimension, collection metadata (e.g. the embedder), whether
+                                the shard keeps BM25 vectors, and the name of its shard folder
+    <collection>/shard/         the Edge shard (segments, WAL, payload indexes, HNSW); `reindex`
+                                builds a new one beside it and switches collection.json over
 
 One process at a time, as with qdrant-client's local mode: a second one gets `StoreLockedError`
 (and reaches the store through the first, see `scoperag.server.shared_backend`). Threads of the
@@ -18,6 +20,7 @@ import json
 import os
 import shutil
 import threading
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -25,7 +28,8 @@ from typing import IO, Any
 import qdrant_edge as edge
 from qdrant_client import models
 
-from scoperag.core.backend import DENSE_VECTOR, VectorBackend
+from scoperag.core import edge_search
+from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR, VectorBackend
 from scoperag.core.edge_vector_store import EdgeVectorStore
 from scoperag.core.errors import ScoperagError, StoreLockedError
 
@@ -44,6 +48,9 @@ _SCHEMAS = {
     models.PayloadSchemaType.GEO: edge.PayloadSchemaType.Geo,
     models.PayloadSchemaType.UUID: edge.PayloadSchemaType.Uuid,
 }
+
+
+_EDGE_SCHEMAS = {plain.value: kind for plain, kind in _SCHEMAS.items()}
 
 
 class CollectionExistsError(ScoperagError):
@@ -89,14 +96,20 @@ class EdgeBackend(VectorBackend):
             if collection not in self._stores:
                 if not self.collection_exists(collection):
                     raise ScoperagError(f"Collection '{collection}' does not exist.")
-                shard = edge.EdgeShard.load(str(self._dir(collection) / _SHARD))
-                self._stores[collection] = self._store(shard, collection)
+                record = self._record(collection)
+                folder = self._dir(collection) / record.get("shard", _SHARD)
+                shard = edge.EdgeShard.load(str(folder))
+                store = self._store(shard, collection, bool(record.get("keywords")))
+                self._stores[collection] = store
             return self._stores[collection]
 
-    def _store(self, shard: edge.EdgeShard, collection: str) -> EdgeVectorStore:
-        store = EdgeVectorStore(shard, collection)
+    def _store(self, shard: edge.EdgeShard, collection: str, keywords: bool) -> EdgeVectorStore:
+        store = EdgeVectorStore(shard, collection, keywords=keywords)
         store._hidden = lambda: self.generations.hidden(collection)
         return store
+
+    def _record(self, collection: str) -> dict[str, Any]:
+        return json.loads((self._dir(collection) / _METADATA).read_text())
 
     def list_collections(self) -> list[str]:
         return sorted(path.parent.name for path in self.root.glob(f"*/{_METADATA}"))
@@ -109,17 +122,57 @@ class EdgeBackend(VectorBackend):
             raise CollectionExistsError(collection)
         folder = self._dir(collection)
         shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted creation
-        config = edge.EdgeConfig(
-            vectors={DENSE_VECTOR: edge.EdgeVectorParams(dimension, edge.Distance.Cosine)},
-            hnsw_config=HNSW,
-        )
-        shard = edge.EdgeShard.create(str(folder / _SHARD), config)
-        self._stores[collection] = self._store(shard, collection)
-        _write_json(folder / _METADATA, {"dimension": dimension, "metadata": metadata})
+        shard = edge.EdgeShard.create(str(folder / _SHARD), shard_config(dimension))
+        self._stores[collection] = self._store(shard, collection, keywords=True)
+        record = {"dimension": dimension, "metadata": metadata, "keywords": True, "shard": _SHARD}
+        _write_json(folder / _METADATA, record)
         self.generations.forget(collection)  # a new collection hides nothing
 
     def collection_metadata(self, collection: str) -> dict[str, Any]:
-        return json.loads((self._dir(collection) / _METADATA).read_text())["metadata"]
+        return self._record(collection)["metadata"]
+
+    def has_keywords(self, collection: str) -> bool:
+        return self.vector_store(collection).keywords
+
+    def add_keywords(self, collection: str) -> int:
+        if self.has_keywords(collection):
+            return 0
+        record, old = self._record(collection), self.vector_store(collection)
+        folder, name = self._dir(collection), f"shard-{uuid.uuid4().hex[:8]}"
+        for leftover in folder.glob("shard-*"):  # an interrupted reindex's unfinished copy
+            shutil.rmtree(leftover)
+        shard = edge.EdgeShard.create(str(folder / name), shard_config(record["dimension"]))
+        new = self._store(shard, collection, keywords=True)
+        for key, kind in self.payload_indexes(collection).items():
+            shard.update(edge.UpdateOperation.create_field_index(key, _EDGE_SCHEMAS[kind]))
+        copied = 0
+        for page in old.points():
+            new.upsert_points(
+                models.PointStruct(id=r.id, vector=r.vector, payload=r.payload) for r in page
+            )
+            copied += len(page)
+        shard.flush()
+        _write_json(folder / _METADATA, {**record, "keywords": True, "shard": name})  # the switch
+        old.client.close()
+        self._stores[collection] = new
+        shutil.rmtree(folder / record.get("shard", _SHARD))
+        return copied
+
+    def search(
+        self,
+        collection: str,
+        dense: list[float],
+        text: str | None,
+        flt: models.Filter | None,
+        limit: int,
+        offset: int = 0,
+        score_threshold: float | None = None,
+        with_payload: bool = True,
+    ) -> list[models.ScoredPoint]:
+        store = self.vector_store(collection)  # its filters hide what readers must not see
+        return edge_search.search(
+            store, dense, text, flt, limit, offset, score_threshold, with_payload
+        )
 
     def update_collection_metadata(self, collection: str, changes: dict[str, Any]) -> None:
         path = self._dir(collection) / _METADATA
@@ -130,7 +183,7 @@ class EdgeBackend(VectorBackend):
 
     def payload_indexes(self, collection: str) -> dict[str, str]:
         schema = self.vector_store(collection).client.info().payload_schema
-        names = {kind: plain.value for plain, kind in _SCHEMAS.items()}
+        names = {kind: plain for plain, kind in _EDGE_SCHEMAS.items()}
         return {key: names[info.data_type] for key, info in schema.items()}
 
     def create_index(self, collection: str, key: str, schema: models.PayloadSchemaType) -> None:
@@ -187,6 +240,15 @@ class EdgeBackend(VectorBackend):
         self._stores.clear()
         fcntl.flock(self._lock, fcntl.LOCK_UN)
         self._lock.close()
+
+
+def shard_config(dimension: int) -> edge.EdgeConfig:
+    """A shard with the dense vector and BM25 sparse vectors (the engine applies their IDF)."""
+    return edge.EdgeConfig(
+        vectors={DENSE_VECTOR: edge.EdgeVectorParams(dimension, edge.Distance.Cosine)},
+        sparse_vectors={SPARSE_VECTOR: edge.EdgeSparseVectorParams(modifier=edge.Modifier.Idf)},
+        hnsw_config=HNSW,
+    )
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:

@@ -46,9 +46,27 @@ def to_record(point: Any) -> models.Record:
     return models.Record(
         id=plain_id(point.id),
         payload=point.payload,
-        vector=point.vector,
+        vector=to_plain_vectors(point.vector),
         order_value=point.order_value,
     )
+
+
+def to_edge_vectors(vector: Any) -> Any:
+    """qdrant-client vectors (dense lists, `models.SparseVector`s) as Edge takes them."""
+    if isinstance(vector, dict):
+        return {name: to_edge_vectors(value) for name, value in vector.items()}
+    if isinstance(vector, models.SparseVector):
+        return edge.SparseVector(indices=vector.indices, values=vector.values)
+    return vector
+
+
+def to_plain_vectors(vector: Any) -> Any:
+    """Edge vectors as qdrant-client spells them (sparse ones as `models.SparseVector`)."""
+    if isinstance(vector, dict):
+        return {name: to_plain_vectors(value) for name, value in vector.items()}
+    if isinstance(vector, edge.SparseVector):
+        return models.SparseVector(indices=list(vector.indices), values=list(vector.values))
+    return vector
 
 
 def _instant(value: datetime | date | None) -> str | None:

@@ -5,13 +5,13 @@ beside `_node_content`, `_node_type`, `doc_id`, `document_id`, `ref_doc_id`), so
 `VectorStoreIndex.from_vector_store` works, and a collection migrates between engines as it is.
 `query` honours `qdrant_filters=` (a `qdrant_client.models.Filter` that replaces MetadataFilters)
 and `search_params=` like `QdrantVectorStore`; without `search_params` it chooses them per query
-(`plan_search`). Query-less browsing: `scroll` (with order_by), `count`, `facet`.
+(`plan_search`); `core.edge_search` runs `VectorBackend.search` on it. Query-less browsing:
+`scroll` (with order_by), `count`, `facet`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from typing import Any
 
 import qdrant_edge as edge
@@ -27,39 +27,18 @@ from llama_index.vector_stores.qdrant import QdrantVectorStore
 from pydantic import PrivateAttr
 from qdrant_client import models
 
-from scoperag.core.backend import DENSE_VECTOR
-from scoperag.core.edge_filters import to_edge_filter, to_edge_order_by, to_record
-from scoperag.core.errors import ScoperagError
+from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR
+from scoperag.core.bm25 import document_vector, node_text
+from scoperag.core.edge_errors import MissingIndexError as MissingIndexError
+from scoperag.core.edge_errors import missing_index
+from scoperag.core.edge_filters import to_edge_filter, to_edge_order_by, to_edge_vectors, to_record
 from scoperag.core.generations import SOURCE_KEY, with_hidden
 
 _PAGE = 1024
-_NO_INDEX = "index for"  # Edge: "No range index for `order_by` key", "No appropriate index for"
 # HNSW beam: EF_PER_SHARE / the share of points a filter keeps, within [EF_MIN, EF_MAX].
 # Measured on 100k MiniLM vectors of real text (docs/engine.md): recall@10 >= 0.99 throughout.
 EF_PER_SHARE, EF_MIN, EF_MAX = 128, 256, 1024
 EXACT_BELOW = 20_000  # a filter matching fewer points is searched exactly (cost grows with them)
-
-
-class MissingIndexError(ScoperagError):
-    """order_by or facet on a payload key that has no suitable payload index."""
-
-    def __init__(self, collection: str, key: str, use: str) -> None:
-        kinds = "integer, float or datetime" if use == "order_by" else "keyword, integer or bool"
-        super().__init__(
-            f"Collection '{collection}' has no {kinds} payload index on '{key}', which {use} "
-            f"needs on the edge engine. Declare '{key}' as a FilterableField of that type in the "
-            "profile's required_indexes, then restart (indexes are ensured at start-up)."
-        )
-
-
-@contextmanager
-def _missing_index(collection: str, key: str, use: str) -> Iterator[None]:
-    try:
-        yield
-    except Exception as exc:
-        if _NO_INDEX in str(exc):
-            raise MissingIndexError(collection, key, use) from None
-        raise
 
 
 class EdgeVectorStore(BasePydanticVectorStore):
@@ -71,6 +50,7 @@ class EdgeVectorStore(BasePydanticVectorStore):
     collection_name: str
     dense_vector_name: str = DENSE_VECTOR
     batch_size: int = 256
+    keywords: bool = False  # the shard keeps BM25 sparse vectors (`SPARSE_VECTOR`)
 
     _shard: edge.EdgeShard = PrivateAttr()
     # Conditions of the points no read may return (`core.generations`), set by the backend.
@@ -81,8 +61,10 @@ class EdgeVectorStore(BasePydanticVectorStore):
     _build_subfilter = QdrantVectorStore._build_subfilter
     _build_query_filter = QdrantVectorStore._build_query_filter
 
-    def __init__(self, shard: edge.EdgeShard, collection_name: str, **kwargs: Any) -> None:
-        super().__init__(collection_name=collection_name, **kwargs)
+    def __init__(
+        self, shard: edge.EdgeShard, collection_name: str, keywords: bool = False, **kwargs: Any
+    ) -> None:
+        super().__init__(collection_name=collection_name, keywords=keywords, **kwargs)
         self._shard = shard
 
     @classmethod
@@ -97,20 +79,27 @@ class EdgeVectorStore(BasePydanticVectorStore):
 
     def add(self, nodes: Sequence[BaseNode], **add_kwargs: Any) -> list[str]:
         """Upsert nodes (with their embeddings) in LlamaIndex's Qdrant payload layout."""
-        points = [
-            edge.Point(
-                node.node_id,
-                {self.dense_vector_name: node.get_embedding()},
-                node_to_metadata_dict(node, remove_text=False, flat_metadata=self.flat_metadata),
+        self.upsert_points(
+            models.PointStruct(
+                id=node.node_id,
+                vector={self.dense_vector_name: node.get_embedding()},
+                payload=node_to_metadata_dict(
+                    node, remove_text=False, flat_metadata=self.flat_metadata
+                ),
             )
             for node in nodes
-        ]
-        self._upsert(points)
+        )
         return [node.node_id for node in nodes]
 
     def upsert_points(self, points: Iterable[models.PointStruct]) -> None:
-        """Write qdrant-client points as they are (vectors included)."""
-        self._upsert([edge.Point(point.id, point.vector, point.payload or {}) for point in points])
+        """Write qdrant-client points (vectors included; BM25 ones computed where missing)."""
+        self._upsert([self._edge_point(point) for point in points])
+
+    def _edge_point(self, point: models.PointStruct) -> edge.Point:
+        vector, payload = point.vector, point.payload or {}
+        if self.keywords and isinstance(vector, dict) and SPARSE_VECTOR not in vector:
+            vector = {**vector, SPARSE_VECTOR: document_vector(node_text(payload))}
+        return edge.Point(point.id, to_edge_vectors(vector), payload)
 
     def _upsert(self, points: list[edge.Point]) -> None:
         for start in range(0, len(points), self.batch_size):
@@ -196,7 +185,7 @@ class EdgeVectorStore(BasePydanticVectorStore):
                 with_payload=True,
                 with_vector=with_vectors,
             )
-            with _missing_index(self.collection_name, order_by.key, "order_by"):
+            with missing_index(self.collection_name, order_by.key, "order_by"):
                 records, _ = self._shard.scroll(request)
             return [to_record(record) for record in records[offset:]]
         found: list[Any] = []
@@ -239,7 +228,7 @@ class EdgeVectorStore(BasePydanticVectorStore):
     def facet(self, key: str, flt: models.Filter | None = None, limit: int = 10) -> dict[Any, int]:
         """Value -> number of points, most frequent first (needs a keyword/integer/bool index)."""
         request = edge.FacetRequest(key, limit=limit, exact=True, filter=self._visible(flt))
-        with _missing_index(self.collection_name, key, "facet"):
+        with missing_index(self.collection_name, key, "facet"):
             response = self._shard.facet(request)
         return {hit.value: hit.count for hit in response.hits}
 

@@ -32,6 +32,8 @@ READS = {
     "backend.points",
     "backend.count",
     "backend.facet",
+    "backend.has_keywords",
+    "backend.search",
     "store.query",
     "store.get_nodes",
 }

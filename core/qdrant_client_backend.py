@@ -14,11 +14,23 @@ from pydantic import PrivateAttr
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from scoperag.core.backend import DENSE_VECTOR, VectorBackend
+from scoperag.core import client_search
+from scoperag.core.backend import (
+    DENSE_VECTOR,
+    SPARSE_VECTOR,
+    VectorBackend,
+)
+from scoperag.core.bm25 import (
+    document_vector,
+    encode_documents,
+    encode_queries,
+    node_text,
+)
 from scoperag.core.errors import QdrantUnreachableError, StoreLockedError
 from scoperag.core.generations import with_hidden
 
 _LOCKED = "already accessed by another instance"
+_SPARE = "__reindex"  # suffix of the spare copy `add_keywords` makes
 
 
 class ScopedQdrantVectorStore(QdrantVectorStore):
@@ -43,6 +55,7 @@ class QdrantClientBackend(VectorBackend):
         self.name = name
         self.fresh_registry = name == "server"  # other processes may write a server
         self._stores: dict[str, QdrantVectorStore] = {}
+        self._keywords: dict[str, bool] = {}
 
     @classmethod
     def local(cls, path: Path) -> QdrantClientBackend:
@@ -76,12 +89,90 @@ class QdrantClientBackend(VectorBackend):
 
     def vector_store(self, collection: str) -> QdrantVectorStore:
         if collection not in self._stores:
+            hybrid = self.collection_exists(collection) and self.has_keywords(collection)
             store = ScopedQdrantVectorStore(
-                collection_name=collection, client=self.client, batch_size=256
+                collection_name=collection,
+                client=self.client,
+                batch_size=256,
+                enable_hybrid=hybrid,
+                sparse_vector_name=SPARSE_VECTOR,
+                sparse_doc_fn=encode_documents if hybrid else None,
+                sparse_query_fn=encode_queries if hybrid else None,
             )
             store._hidden = lambda: self.generations.hidden(collection)
             self._stores[collection] = store
         return self._stores[collection]
+
+    def has_keywords(self, collection: str) -> bool:
+        if collection not in self._keywords:
+            params = self.client.get_collection(collection).config.params
+            self._keywords[collection] = SPARSE_VECTOR in (params.sparse_vectors or {})
+        return self._keywords[collection]
+
+    def add_keywords(self, collection: str) -> int:
+        """Copy into `<collection>__reindex`, recreate the collection with BM25, copy back.
+
+        Resumable: the spare copy outlives a crash while the collection is being rebuilt, and
+        the next run finishes from it (the engine has no atomic rename to do it in one step).
+        """
+        spare = f"{collection}{_SPARE}"
+        exists = self.client.collection_exists(collection)
+        if exists and self.has_keywords(collection) and not self.client.collection_exists(spare):
+            return 0
+        if exists and not self.has_keywords(collection):
+            self.delete_collection(spare)  # a spare from a crash before the original was touched
+            self._copy(collection, spare)
+            self.delete_collection(collection)
+        if not self.client.collection_exists(collection):
+            self._copy_shape(spare, collection)
+        copied = self._copy_points(spare, collection)
+        self.delete_collection(spare)
+        return copied
+
+    def _copy(self, source: str, target: str) -> int:
+        self._copy_shape(source, target)
+        return self._copy_points(source, target)
+
+    def _copy_shape(self, source: str, target: str) -> None:
+        """An empty BM25-keeping collection with the dimension, metadata, indexes of `source`."""
+        config = self.client.get_collection(source).config
+        dimension = config.params.vectors[DENSE_VECTOR].size
+        self.create_collection(target, dimension, config.metadata or {})
+        for key, kind in self.payload_indexes(source).items():
+            self.create_index(target, key, models.PayloadSchemaType(kind))
+
+    def _copy_points(self, source: str, target: str) -> int:
+        copied = 0
+        for page in self.points(source):
+            points = [models.PointStruct(id=r.id, vector=r.vector, payload=r.payload) for r in page]
+            self.upsert_points(target, points)
+            copied += len(page)
+        return copied
+
+    def search(
+        self,
+        collection: str,
+        dense: list[float],
+        text: str | None,
+        flt: models.Filter | None,
+        limit: int,
+        offset: int = 0,
+        score_threshold: float | None = None,
+        with_payload: bool = True,
+    ) -> list[models.ScoredPoint]:
+        flt = self.generations.visible(collection, flt)
+        keywords = bool(text and text.strip()) and self.has_keywords(collection)
+        return client_search.search(
+            self.client,
+            collection,
+            dense,
+            text if keywords else None,
+            flt,
+            limit,
+            offset,
+            score_threshold,
+            with_payload,
+        )
 
     def list_collections(self) -> list[str]:
         return sorted(c.name for c in self.client.get_collections().collections)
@@ -92,10 +183,14 @@ class QdrantClientBackend(VectorBackend):
     def create_collection(self, collection: str, dimension: int, metadata: dict[str, Any]) -> None:
         self._stores.pop(collection, None)
         self.generations.forget(collection)
+        self._keywords.pop(collection, None)
         self.client.create_collection(
             collection_name=collection,
             vectors_config={
                 DENSE_VECTOR: models.VectorParams(size=dimension, distance=models.Distance.COSINE)
+            },
+            sparse_vectors_config={
+                SPARSE_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)
             },
             metadata=metadata,
         )
@@ -127,6 +222,7 @@ class QdrantClientBackend(VectorBackend):
 
     def delete_collection(self, collection: str) -> None:
         self._stores.pop(collection, None)
+        self._keywords.pop(collection, None)
         self.client.delete_collection(collection)
         self.generations.forget(collection)
 
@@ -185,7 +281,18 @@ class QdrantClientBackend(VectorBackend):
         self.client.set_payload(collection, payload=payload, points=[point_id], wait=True)
 
     def upsert_points(self, collection: str, points: list[models.PointStruct]) -> None:
+        if self.has_keywords(collection):
+            points = [_with_keywords(point) for point in points]
         self.client.upsert(collection, points=points, wait=True)
 
     def close(self) -> None:
         self.client.close()
+
+
+def _with_keywords(point: models.PointStruct) -> models.PointStruct:
+    """The point with its BM25 vector, computed from its text when it has none."""
+    vector = point.vector
+    if not isinstance(vector, dict) or SPARSE_VECTOR in vector:
+        return point
+    sparse = document_vector(node_text(point.payload or {}))
+    return point.model_copy(update={"vector": {**vector, SPARSE_VECTOR: sparse}})

@@ -74,8 +74,13 @@ class Settings(BaseSettings):
     fields_file: Path | None = Field(
         default=None, description="TOML file with [[fields]] tables for `qdrant-find`."
     )
+    dnd_document_priority: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["wotc-srd"],
+        description="D&D documents whose copy of a name comes first, in order (e.g. "
+        "`wotc-srd,tob`); other documents follow alphabetically.",
+    )
 
-    @field_validator("profiles", "allowed_dirs", mode="before")
+    @field_validator("profiles", "allowed_dirs", "dnd_document_priority", mode="before")
     @classmethod
     def _parse_lists(cls, value: object) -> object:
         return _split_list(value)

@@ -1,12 +1,15 @@
 """The devbench queries through the MCP `search` tool: expected tags found in the top results.
 
 Imports shared/data/memories/devbench_dataset.json (30 memories) with the real importer, then
-asks its 20 questions (exact, semantic, cross_type, negative) as hybrid searches. For each
-similarity floor it prints how many expected tags appear among the top-k results' tags, per
-category, and how many results the negative questions (which expect none) still return.
+asks its 20 questions (exact, semantic, cross_type, negative) as `search` calls. The first run
+leaves min_similarity out (the tool's default); then each floor given. It prints, over the 15
+answerable questions, how many found at least one expected memory in the top k ("answered"),
+Recall@k (the share of each question's expected memories found, averaged) and MRR (1 / rank
+of the first expected memory, averaged), per category, and for the 5 negative questions (which
+expect nothing) the false-positive rate: the share of them that return any result.
 
-    python evals/memory_devbench.py                       # top 5; floors 0.6 (default), 0.4, 0.0
-    python evals/memory_devbench.py --top-k 3 --min-similarity 0.5 --verbose
+    python evals/memory_devbench.py                       # top 5; default floor, then 0.5
+    python evals/memory_devbench.py --top-k 3 --min-similarity 0.7 --verbose
 """
 
 from __future__ import annotations
@@ -27,36 +30,47 @@ DATASET = REPO.parent / "shared" / "data" / "memories" / "devbench_dataset.json"
 
 
 async def run(
-    server: Any, queries: list[dict[str, Any]], top_k: int, floor: float, verbose: bool
+    server: Any, queries: list[dict[str, Any]], top_k: int, floor: float | None, verbose: bool
 ) -> None:
     from fastmcp import Client
 
-    found: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # category -> [found, expected]
-    negative_hits = 0
+    per_category: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0, 0])
+    negatives = false_positives = 0
     async with Client(server) as client:
         for query in queries:
-            arguments = {"query": query["question"], "page_size": top_k, "min_similarity": floor}
+            arguments: dict[str, Any] = {"query": query["question"], "page_size": top_k}
+            if floor is not None:
+                arguments["min_similarity"] = floor
             result = await client.call_tool("search", arguments)
             rows = result.structured_content.get("memories", [])
-            tags = {tag for row in rows for tag in row["tags"]}
             expected = set(query["expected_tags"])
-            counts = found[query["category"]]
-            counts[0] += len(expected & tags)
-            counts[1] += len(expected)
+            ranks = [rank for rank, row in enumerate(rows, 1) if expected & set(row["tags"])]
+            found = expected & {tag for row in rows for tag in row["tags"]}
             if not expected:
-                negative_hits += len(rows)
+                negatives += 1
+                false_positives += bool(rows)
+            else:
+                figures = per_category[query["category"]]
+                figures[0] += bool(found)
+                figures[1] += len(found) / len(expected)
+                figures[2] += 1 / ranks[0] if ranks else 0.0
+                figures[3] += 1
             if verbose:
                 print(
-                    f"  {query['id']:11} {len(expected & tags)}/{len(expected)} found, "
-                    f"{len(rows)} results, top score "
+                    f"  {query['id']:11} {len(found)}/{len(expected)} found, first at "
+                    f"{ranks[0] if ranks else '-'}, {len(rows)} results, top score "
                     f"{rows[0]['score'] if rows else '-'}: {query['question']}"
                 )
-    total = [sum(c[0] for c in found.values()), sum(c[1] for c in found.values())]
-    per_category = ", ".join(f"{category} {c[0]}/{c[1]}" for category, c in found.items() if c[1])
+    answered, recall, mrr, count = (sum(f[i] for f in per_category.values()) for i in range(4))
+    categories = ", ".join(
+        f"{name} R@{top_k} {f[1] / f[3]:.2f}" for name, f in per_category.items()
+    )
+    label = "default" if floor is None else f"{floor:.2f}"
     print(
-        f"min_similarity {floor:.2f}: expected tags in top {top_k}: {total[0]}/{total[1]} "
-        f"({total[0] / total[1]:.0%}); {per_category}; results for the "
-        f"{sum(1 for q in queries if not q['expected_tags'])} negative questions: {negative_hits}",
+        f"min_similarity {label}: answered {answered:.0f}/{count:.0f}, Recall@{top_k} "
+        f"{recall / count:.3f}, MRR {mrr / count:.3f} ({categories}); negative questions with "
+        f"results: {false_positives}/{negatives} (false-positive rate "
+        f"{false_positives / max(negatives, 1):.2f})",
         flush=True,
     )
 
@@ -64,7 +78,9 @@ async def run(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--top-k", type=int, default=5)
-    parser.add_argument("--min-similarity", type=float, action="append", dest="floors")
+    parser.add_argument(
+        "--min-similarity", type=float, action="append", dest="floors", help="repeatable"
+    )
     parser.add_argument("--backend", choices=["local", "edge"], default=None)
     parser.add_argument("--verbose", action="store_true", help="one line per question")
     args = parser.parse_args()
@@ -82,7 +98,7 @@ def main() -> None:
     report = import_memories(DATASET, runtime.backend, runtime.embedder)
     print(f"imported {len(report.stored)} devbench memories on '{runtime.backend.name}'")
     server = build_server(runtime)
-    for floor in args.floors or [0.6, 0.4, 0.0]:
+    for floor in args.floors or [None, 0.5]:
         asyncio.run(run(server, data["queries"], args.top_k, floor, args.verbose))
     runtime.close()
 

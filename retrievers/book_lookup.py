@@ -29,6 +29,7 @@ from scoperag.retrievers.filtered import FilteredRetriever
 
 _MAX_BOOKS = 10_000
 _MAX_QUOTE_CHUNKS = 64
+_LETTER = re.compile(r"[^\W\d_]")
 
 
 class SentenceRef(BaseModel):
@@ -120,9 +121,16 @@ class BookLookup:
         return sorted(self.backend.facet(self.collection, CHAPTER.payload_key, flt, _MAX_BOOKS))
 
     def chapter_end(self, book_id: str, chapter: int) -> int | None:
-        """Sentence id of the last sentence of a chapter."""
+        """Sentence id of the chapter's last real sentence (one with a letter in it).
+
+        Separator lines such as `* * *` or `***` close many chapters; a reader who finished
+        the chapter has read its last words, not the ornament after them.
+        """
         last = self._last_chunk(self._filter(book_id, [CHAPTER], chapter=chapter))
-        return last["pos_end"] if last else None
+        if last is None:
+            return None
+        real = [ref.sid for ref in _refs(last) if _LETTER.search(ref.sentence)]
+        return real[-1] if real else last["pos_end"]
 
     def sentence(self, book_id: str, sid: int) -> SentenceRef | None:
         """The sentence with id `sid`, from a chunk with pos_start <= sid <= pos_end."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
-from llama_index.core.vector_stores.types import VectorStoreQuery
+from llama_index.core.vector_stores.utils import metadata_dict_to_node
 from qdrant_client import models
 
 from scoperag.core.backend import VectorBackend
@@ -13,7 +13,11 @@ from scoperag.core.embeddings import Embedder
 
 
 class FilteredRetriever(BaseRetriever):
-    """Top-k nodes of one collection that satisfy `qdrant_filter` (AND of the tool's filters)."""
+    """Top-k nodes of one collection that satisfy `qdrant_filter` (AND of the tool's filters).
+
+    `offset` skips the best hits (pages); `min_score` keeps only hits whose cosine similarity
+    is at least that (the engine's score threshold). Scores are cosine similarities.
+    """
 
     def __init__(
         self,
@@ -22,6 +26,8 @@ class FilteredRetriever(BaseRetriever):
         collection: str,
         qdrant_filter: models.Filter | None = None,
         top_k: int = 10,
+        offset: int = 0,
+        min_score: float | None = None,
     ) -> None:
         super().__init__()
         self.backend = backend
@@ -29,17 +35,36 @@ class FilteredRetriever(BaseRetriever):
         self.collection = collection
         self.qdrant_filter = qdrant_filter
         self.top_k = top_k
+        self.offset = offset
+        self.min_score = min_score
 
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+    def keyword_text(self, query: QueryBundle) -> str | None:
+        """The text the engine ranks by keywords beside the vector: none, dense only."""
+        return None
+
+    def embed(self, query: QueryBundle) -> list[float]:
+        """The query's embedding, computed once and kept on the bundle."""
+        if query.embedding is None:
+            query.embedding = self.embedder.embed_query(query.query_str)
+        return query.embedding
+
+    def points(self, query: QueryBundle, with_payload: bool = True) -> list[models.ScoredPoint]:
+        """The hits as the engine returns them (no nodes built): best first, cosine scores."""
         if not ready_for_reading(self.backend, self.embedder, self.collection):
             return []
-        embedding = query_bundle.embedding or self.embedder.embed_query(query_bundle.query_str)
-        query = VectorStoreQuery(query_embedding=embedding, similarity_top_k=self.top_k)
-        result = self.backend.vector_store(self.collection).query(
-            query, qdrant_filters=self.qdrant_filter
+        return self.backend.search(
+            self.collection,
+            self.embed(query),
+            self.keyword_text(query),
+            self.qdrant_filter,
+            self.top_k,
+            self.offset,
+            self.min_score,
+            with_payload,
         )
-        scores = result.similarities or [0.0] * len(result.nodes or [])
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return [
-            NodeWithScore(node=node, score=score)
-            for node, score in zip(result.nodes or [], scores, strict=True)
+            NodeWithScore(node=metadata_dict_to_node(point.payload or {}), score=point.score)
+            for point in self.points(query_bundle)
         ]

@@ -1,31 +1,78 @@
-"""Ranked hits above a similarity floor, fetched in growing top-k rounds instead of all at once."""
+"""A page of ranked hits above a similarity floor, its exact total, and what the floor hid."""
 
 from __future__ import annotations
 
-from llama_index.core.schema import NodeWithScore, QueryBundle
+from dataclasses import dataclass
 
+from llama_index.core.schema import QueryBundle
+from qdrant_client import models
+
+from scoperag.core.collections import ready_for_reading
 from scoperag.retrievers.filtered import FilteredRetriever
 
-FIRST_ROUND = 32
-GROWTH = 4
+
+@dataclass
+class RankedPage:
+    """One page of hits and the figures around it (scores are cosine similarities)."""
+
+    hits: list[models.ScoredPoint]
+    total: int  # hits at or above the floor, at most the cap
+    hidden: int = 0  # points matching the filter below the floor (counted when the page is short)
+    best_hidden: float | None = None  # the best cosine among them
 
 
-def hits_above(
-    retriever: FilteredRetriever, query: QueryBundle, min_score: float, cap: int
-) -> list[NodeWithScore]:
-    """Every hit scoring at least `min_score` (at most `cap`), most similar first.
+def ranked_page(
+    retriever: FilteredRetriever, query: QueryBundle, min_score: float | None, cap: int
+) -> RankedPage:
+    """The retriever's page (its `offset` and `top_k`) above `min_score`, with the total.
 
-    LlamaIndex's vector store query has no score threshold, so the engine returns the filtered
-    top k and the list is cut where scores fall below the floor; k grows until that happens, the
-    filtered points run out, or `cap` is reached. The embedding is computed once.
+    All engine work: the page is one query with limit, offset and score threshold; the total
+    is an ids-only query of the hits above the floor (up to `cap`). When the page comes out
+    short and a floor is set, the filter's matches are counted and the best one below the
+    floor is fetched, so the caller can say what the floor hid.
     """
-    if query.embedding is None:
-        query.embedding = retriever.embedder.embed_query(query.query_str)
-    top_k = min(FIRST_ROUND, cap)
-    while True:
-        retriever.top_k = top_k
-        hits = retriever.retrieve(query)
-        above = [hit for hit in hits if (hit.score or 0.0) >= min_score]
-        if len(above) < len(hits) or len(hits) < top_k or top_k >= cap:
-            return above
-        top_k = min(top_k * GROWTH, cap)
+    if not ready_for_reading(retriever.backend, retriever.embedder, retriever.collection):
+        return RankedPage(hits=[], total=0)
+    retriever.min_score = min_score
+    hits = retriever.points(query)
+    size, offset = retriever.top_k, retriever.offset
+    page_short = len(hits) < size
+    if page_short and (hits or offset == 0):
+        total = offset + len(hits)
+    else:
+        total = _count_above(retriever, query, cap)
+    page = RankedPage(hits=hits, total=total)
+    if page_short and min_score is not None and total < cap:
+        matches = retriever.backend.count(retriever.collection, retriever.qdrant_filter)
+        page.hidden = max(0, matches - total)
+        if page.hidden:
+            page.best_hidden = _best_below(retriever, query, total)
+    return page
+
+
+def _count_above(retriever: FilteredRetriever, query: QueryBundle, cap: int) -> int:
+    found = retriever.backend.search(
+        retriever.collection,
+        retriever.embed(query),
+        None,
+        retriever.qdrant_filter,
+        cap,
+        0,
+        retriever.min_score,
+        with_payload=False,
+    )
+    return len(found)
+
+
+def _best_below(retriever: FilteredRetriever, query: QueryBundle, above: int) -> float | None:
+    found = retriever.backend.search(
+        retriever.collection,
+        retriever.embed(query),
+        None,
+        retriever.qdrant_filter,
+        1,
+        above,
+        None,
+        with_payload=False,
+    )
+    return found[0].score if found else None

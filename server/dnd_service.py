@@ -16,7 +16,7 @@ from qdrant_client import models
 from scoperag.core.contracts.dnd import COLLECTION, DOCUMENTS, KINDS
 from scoperag.core.fields import FieldType, FilterableField, build_filter, empty_selection
 from scoperag.pipelines.dnd import FileProgress, ingest_folders
-from scoperag.retrievers.filtered import FilteredRetriever
+from scoperag.retrievers.hybrid import HybridRetriever
 from scoperag.retrievers.name_match import NameMatchRetriever
 from scoperag.server.dnd_tools import (
     DndHit,
@@ -92,9 +92,7 @@ class DndService:
         backend = self.runtime.backend
         flt = build_filter(lookup.fields, values, extra=[_equals("kind", lookup.kind)])
         if values["name"]:
-            names = NameMatchRetriever(
-                backend, COLLECTION, flt, values["limit"], tie_key="document"
-            )
+            names = self._names(flt, values["limit"])
             matches = names.matches(values["name"])
             how = {match.name: match.match for match in matches}
             results = [
@@ -117,6 +115,13 @@ class DndService:
             message = None
         return DndResult(results=results, total=total, message=message)
 
+    def _names(self, flt: models.Filter | None, limit: int) -> NameMatchRetriever:
+        """Names under `flt`; a name in several documents in the configured document order."""
+        priority = tuple(self.runtime.settings.dnd_document_priority)
+        return NameMatchRetriever(
+            self.runtime.backend, COLLECTION, flt, limit, tie_key="document", tie_priority=priority
+        )
+
     def search(self, params: SearchParams) -> DndResult:
         values = params.model_dump()
         if reason := self._refusal((DOCUMENTS,), values):
@@ -126,8 +131,8 @@ class DndService:
         limit = values["limit"]
         fusion = QueryFusionRetriever(
             [
-                FilteredRetriever(backend, self.runtime.embedder, COLLECTION, flt, limit),
-                NameMatchRetriever(backend, COLLECTION, flt, limit, tie_key="document"),
+                HybridRetriever(backend, self.runtime.embedder, COLLECTION, flt, limit),
+                self._names(flt, limit),
             ],
             llm=MockLLM(),  # num_queries=1: the query is used as given, no LLM is ever asked
             mode=FUSION_MODES.RECIPROCAL_RANK,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from scoperag.core.contracts.docs import COLLECTION, DOCS_FILTERS, DocChunkPayload
 from scoperag.core.docs_filters import DocsSearchRequest
 from scoperag.core.index_status import refuse_unindexed
-from scoperag.retrievers.filtered import FilteredRetriever
+from scoperag.retrievers.hybrid import HybridRetriever
 from scoperag.server.docs_tools import EMPTY_HINT, DocsHit, DocsSearchResult
 from scoperag.server.runtime import Runtime
 
@@ -23,7 +23,7 @@ class DocsService:
         if not backend.collection_exists(COLLECTION):
             return DocsSearchResult(filters=filters, hits=[], message=EMPTY_HINT)
         refuse_unindexed(backend, COLLECTION, DOCS_FILTERS)
-        retriever = FilteredRetriever(
+        retriever = HybridRetriever(
             backend, self.runtime.embedder, COLLECTION, filters.qdrant_filter(), request.top_k
         )
         hits = [
@@ -34,5 +34,6 @@ class DocsService:
             )
             for found in retriever.retrieve(request.query)
         ]
-        message = None if hits else "No document matches these filters."
+        notes = [None if hits else "No document matches these filters.", retriever.keyword_hint()]
+        message = " ".join(note for note in notes if note) or None
         return DocsSearchResult(filters=filters, hits=hits, message=message)

@@ -119,6 +119,18 @@ def _point(record: models.Record) -> models.PointStruct:
     return PointStruct(id=record.id, vector=record.vector, payload=record.payload)
 
 
+def chosen_collections(backend: VectorBackend, collections: list[str]) -> list[str]:
+    """`collections` (default: every one the store holds); an unknown name is an error."""
+    available = backend.list_collections()
+    unknown = sorted(set(collections) - set(available))
+    if unknown:
+        raise ScoperagError(
+            f"No collection {unknown} in the {backend.name} store; it holds: "
+            f"{', '.join(available) or 'nothing'}."
+        )
+    return collections or available
+
+
 def migrate(
     settings: Settings, source_engine: str, target_engine: str, collections: list[str]
 ) -> MigrationReport:
@@ -136,15 +148,8 @@ def migrate(
         source.close()
         raise
     try:
-        available = source.list_collections()
-        unknown = sorted(set(collections) - set(available))
-        if unknown:
-            raise ScoperagError(
-                f"No collection {unknown} in the {source_engine} store; it holds: "
-                f"{', '.join(available) or 'nothing'}."
-            )
         copies = []
-        for name in collections or available:
+        for name in chosen_collections(source, collections):
             total = source.count(name, None)
             with tqdm(total=total, desc=name, unit="point", disable=not sys.stderr.isatty()) as bar:
                 copies.append(copy_collection(source, target, name, settings, bar.update))
@@ -154,8 +159,41 @@ def migrate(
     return MigrationReport(source=source_engine, target=target_engine, collections=copies)
 
 
+def reindex(settings: Settings, collections: list[str]) -> dict[str, int]:
+    """Add BM25 vectors to `collections` (default: all): collection -> points copied.
+
+    Runs in the process that owns the store (this one, or a running server it reaches).
+    """
+    from scoperag.server.runtime import Runtime
+
+    runtime = Runtime(settings)
+    backend = runtime.backend
+    try:
+        return {
+            name: backend.add_keywords(name) for name in chosen_collections(backend, collections)
+        }
+    finally:
+        runtime.close()
+
+
 def register(cli: click.Group, ingest: click.Group) -> None:
-    """Add `migrate` and `bench`."""
+    """Add `migrate`, `reindex` and `bench`."""
+
+    @cli.command("reindex")
+    @click.option(
+        "--collection",
+        "collections",
+        multiple=True,
+        help="Collection to reindex (repeatable); default: every collection.",
+    )
+    def reindex_command(collections: tuple[str, ...]) -> None:
+        """Add BM25 keyword vectors to collections built before hybrid search, without
+        re-embedding: the points are copied with their vectors into a collection that keeps
+        both, which replaces the old one (in the server's process when one owns the store)."""
+        report = run_friendly(lambda: reindex(load_settings(), list(collections)))
+        for name, copied in report.items():
+            done = f"{copied} points now have BM25 vectors" if copied else "already has them"
+            click.echo(f"{name}: {done}")
 
     @cli.command("migrate")
     @click.option(

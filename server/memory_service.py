@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from fastmcp.tools import ToolResult
-from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index.core.schema import QueryBundle
 
 from scoperag.core.contracts.memory import (
     COLLECTION,
@@ -26,8 +26,8 @@ from scoperag.core.fields import build_filter, empty_selection
 from scoperag.pipelines.memories import delete_memory, make_memory, store_memories
 from scoperag.pipelines.memory_order import backfill_order
 from scoperag.retrievers.browse import BrowseRetriever
-from scoperag.retrievers.filtered import FilteredRetriever
-from scoperag.retrievers.ranked import hits_above
+from scoperag.retrievers.hybrid import HybridRetriever
+from scoperag.retrievers.ranked import RankedPage, ranked_page
 from scoperag.server.memory_tools import (
     FACETS,
     MODE_FACETS,
@@ -51,11 +51,29 @@ EMPTY_HINT = (
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
-def _row(hit: NodeWithScore, ranked: bool) -> MemoryRow:
-    meta = hit.node.metadata
-    score = round(hit.score, 4) if ranked and hit.score is not None else None
+def relevance(cosine: float) -> float:
+    """The peer's relevance scale: (1 + cosine) / 2, from 0 (opposite) to 1 (same meaning)."""
+    return (1.0 + cosine) / 2.0
+
+
+def cosine_floor(min_similarity: float) -> float:
+    """The cosine similarity at which relevance is `min_similarity`."""
+    return 2.0 * min_similarity - 1.0
+
+
+def _row(payload: dict[str, Any], cosine: float | None) -> MemoryRow:
+    score = round(relevance(cosine), 4) if cosine is not None else None
     return MemoryRow(
-        **{key: meta[key] for key in MemoryRow.model_fields if key != "score"}, score=score
+        **{key: payload[key] for key in MemoryRow.model_fields if key != "score"}, score=score
+    )
+
+
+def _floor_note(page: RankedPage, min_similarity: float) -> str | None:
+    if not page.hidden or page.best_hidden is None:
+        return None
+    return (
+        f"min_similarity {min_similarity} hid {page.hidden} more matching memories (best "
+        f"relevance {relevance(page.best_hidden):.3f}); lower it to see them"
     )
 
 
@@ -93,7 +111,7 @@ class MemoryService:
         mode, notes = _effective_mode(params, given, query)
         ranked = bool(query) and mode != "tag"
         values = {name: value for name, value in given.items() if name in MODE_FACETS[mode]}
-        total, hits = 0, []
+        total, rows = 0, []
         if reason := _nothing_matches(values):
             notes.append(reason)
         elif not self.runtime.backend.collection_exists(COLLECTION):
@@ -103,34 +121,41 @@ class MemoryService:
             flt = build_filter(fields, values)
             offset = (params.page - 1) * params.page_size
             if ranked:
-                total, hits = self._ranked(
+                total, rows, more = self._ranked(
                     query, flt, params.min_similarity, offset, params.page_size
                 )
+                notes += more
             else:
-                total, hits = self._newest(flt, offset, params.page_size)
+                total, rows = self._newest(flt, offset, params.page_size)
             if ranked and total == MAX_RANKED:
                 notes.append(f"ranked results stop at the {MAX_RANKED} most similar memories")
         return SearchResult(
             **PageFigures.of(params.page, params.page_size, total).model_dump(),
             mode=mode,
-            order="similarity" if ranked else "newest",
+            order="relevance" if ranked else "newest",
             note="; ".join(notes) or None,
-            memories=[_row(hit, ranked) for hit in hits],
+            memories=rows,
         )
 
     def _ranked(
         self, query: str, flt: Any, min_similarity: float, offset: int, size: int
-    ) -> tuple[int, list[NodeWithScore]]:
+    ) -> tuple[int, list[MemoryRow], list[str]]:
+        """A page ranked by meaning and keywords above the floor, and notes on what it hid."""
         runtime = self.runtime
-        retriever = FilteredRetriever(runtime.backend, runtime.embedder, COLLECTION, flt)
-        hits = hits_above(retriever, QueryBundle(query), min_similarity, MAX_RANKED)
-        return len(hits), hits[offset : offset + size]
+        retriever = HybridRetriever(
+            runtime.backend, runtime.embedder, COLLECTION, flt, size, offset
+        )
+        page = ranked_page(retriever, QueryBundle(query), cosine_floor(min_similarity), MAX_RANKED)
+        notes = [note for note in (_floor_note(page, min_similarity), retriever.keyword_hint())]
+        rows = [_row(hit.payload or {}, hit.score) for hit in page.hits]
+        return page.total, rows, [note for note in notes if note]
 
-    def _newest(self, flt: Any, offset: int, size: int) -> tuple[int, list[NodeWithScore]]:
+    def _newest(self, flt: Any, offset: int, size: int) -> tuple[int, list[MemoryRow]]:
         backfill_order(self.runtime.backend)  # memories stored before the order key existed
         browse = BrowseRetriever(self.runtime.backend, COLLECTION, ORDER_KEY, flt, offset, size)
         total = browse.total()
-        return total, browse.retrieve("") if offset < total else []
+        hits = browse.retrieve("") if offset < total else []
+        return total, [_row(hit.node.metadata, None) for hit in hits]
 
 
 def _effective_mode(

@@ -39,9 +39,10 @@ class SearchParams(StrictParams):
     mode: Mode = Field(
         default="hybrid",
         description=(
-            "hybrid: semantic search narrowed by tags and memory_type. tag: memories with the "
-            "tags (and in the dates), newest first. faceted: every facet given, combined with "
-            "AND; ranked by similarity with a query, newest first without one."
+            "hybrid: ranked by meaning and keywords (dense + BM25, fused), narrowed by tags and "
+            "memory_type. tag: memories with the tags (and in the dates), newest first. "
+            "faceted: every facet given, combined with AND; ranked as hybrid with a query, "
+            "newest first without one."
         ),
     )
     tags: Name | Names | None = Field(
@@ -65,7 +66,12 @@ class SearchParams(StrictParams):
         default=0.6,
         ge=0.0,
         le=1.0,
-        description="Ranked searches only: the lowest cosine similarity a result may have.",
+        description=(
+            "Ranked searches only: the lowest relevance a result may have, on the scale "
+            "(1 + cosine similarity) / 2 from 0 to 1 (0.5 = unrelated; 0.6 = cosine 0.2). "
+            "It bounds every result: keyword matches reorder results above it, never add any "
+            "below it. The note says how many memories it hid and the best of them."
+        ),
     )
 
 
@@ -75,12 +81,16 @@ class MemoryRow(BaseModel):
     memory_type: str
     created_at: str = Field(description="RFC 3339, UTC.")
     content_hash: str = Field(description="sha256 of the content; pass it to delete_memory.")
-    score: float | None = Field(default=None, description="Cosine similarity (ranked only).")
+    score: float | None = Field(
+        default=None, description="Relevance, (1 + cosine similarity) / 2 in [0, 1] (ranked only)."
+    )
 
 
 class SearchResult(PageFigures):
     mode: Mode = Field(description="The mode that ran (faceted without a facet runs as hybrid).")
-    order: Literal["similarity", "newest"] = Field(description="How the memories are sorted.")
+    order: Literal["relevance", "newest"] = Field(
+        description="How the memories are sorted: relevance = meaning and keywords fused."
+    )
     note: str | None = Field(default=None, description="Why a result is empty, what was ignored.")
     memories: list[MemoryRow]
 
@@ -147,8 +157,9 @@ def build(runtime: Runtime) -> FastMCP:
             "search",
             "Find memories by meaning and/or facets: tags (any, or all with match_all), "
             "start_date/end_date (YYYY-MM-DD, whole days, UTC), memory_type. With a query the "
-            "results are ranked by similarity (at least min_similarity), without one newest "
-            "first. Paged: the TOON header gives page, total, total_pages and has_more.",
+            "results are ranked by meaning and keywords, each with a relevance (1 + cosine) / 2 "
+            "of at least min_similarity; without one, newest first. Paged: the TOON header gives "
+            "page, total, total_pages and has_more.",
             SearchParams,
             lambda params: service().search(params),
             SearchResult,

@@ -14,7 +14,7 @@ from scoperag.core.generations import GENERATION_KEY
 from scoperag.core.paths import expand_files, files_to_ingest
 from scoperag.pipelines.page_labels import label_runs
 from scoperag.pipelines.pdf import FileReport, ingest_pdfs
-from scoperag.retrievers.filtered import FilteredRetriever
+from scoperag.retrievers.hybrid import HybridRetriever
 from scoperag.server.pdf_notes import store_note
 from scoperag.server.pdf_tools import (
     DocumentInfo,
@@ -59,7 +59,7 @@ class PdfService:
         backend = self.runtime.backend
         if not backend.collection_exists(self.collection):
             return FindResult(hits=[], message=EMPTY_HINT)
-        retriever = FilteredRetriever(
+        retriever = HybridRetriever(
             backend,
             self.runtime.embedder,
             self.collection,
@@ -70,7 +70,8 @@ class PdfService:
             _hit(found.node.get_content(), found.score or 0.0, found.node.metadata)
             for found in retriever.retrieve(values["query"])
         ]
-        return FindResult(hits=hits, message=None if hits else "No page matches these filters.")
+        notes = [None if hits else "No page matches these filters.", retriever.keyword_hint()]
+        return FindResult(hits=hits, message=" ".join(note for note in notes if note) or None)
 
     def store(self, params: StoreParams) -> StoreResult:
         runtime = self.runtime

@@ -1,0 +1,91 @@
+"""Dense and hybrid (dense + BM25, fused by the engine) searches on one Qdrant Edge shard."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import qdrant_edge as edge
+from qdrant_client import models
+
+from scoperag.core.backend import FUSION_CANDIDATES, SPARSE_VECTOR, meaning_breaks_ties
+from scoperag.core.bm25 import query_vector
+from scoperag.core.edge_filters import plain_id, to_edge_vectors
+
+if TYPE_CHECKING:
+    from scoperag.core.edge_vector_store import EdgeVectorStore
+
+
+def search(
+    store: EdgeVectorStore,
+    dense: list[float],
+    text: str | None,
+    flt: models.Filter | None,
+    limit: int,
+    offset: int = 0,
+    score_threshold: float | None = None,
+    with_payload: bool = True,
+) -> list[models.ScoredPoint]:
+    """`VectorBackend.search` on an Edge shard (see there for what it returns)."""
+    edge_filter = store._visible(flt)  # narrowed to what readers may see (core.generations)
+    depth = offset + limit
+    if text and text.strip() and store.keywords:
+        candidates = max(depth, FUSION_CANDIDATES)
+        nearest = edge.Prefetch(
+            limit=candidates,
+            query=edge.Query.Nearest(list(dense), using=store.dense_vector_name),
+            filter=edge_filter,
+            params=store.plan_search(edge_filter, candidates),
+            score_threshold=score_threshold,
+        )
+        keywords = edge.Prefetch(
+            limit=candidates,
+            query=edge.Query.Nearest(to_edge_vectors(query_vector(text)), using=SPARSE_VECTOR),
+            prefetches=[nearest],
+            filter=edge_filter,
+        )
+        fused = store.client.query(
+            edge.QueryRequest(
+                limit=limit,
+                offset=offset,
+                query=edge.Fusion.Dbsf(),
+                prefetches=[nearest, keywords],
+                with_payload=with_payload,
+            )
+        )
+        cosines = _cosines(store, dense, [plain_id(point.id) for point in fused])
+        return meaning_breaks_ties(
+            [(point.score, _scored(point, cosines[plain_id(point.id)])) for point in fused]
+        )
+    points = store.client.query(
+        edge.QueryRequest(
+            limit=limit,
+            offset=offset,
+            query=edge.Query.Nearest(list(dense), using=store.dense_vector_name),
+            filter=edge_filter,
+            params=store.plan_search(edge_filter, depth),
+            score_threshold=score_threshold,
+            with_payload=with_payload,
+        )
+    )
+    return [_scored(point, point.score) for point in points]
+
+
+def _cosines(store: EdgeVectorStore, dense: list[float], ids: list[Any]) -> dict[Any, float]:
+    """The dense cosine of each of these points (fusion scores are ranks, not similarities)."""
+    if not ids:
+        return {}
+    points = store.client.query(
+        edge.QueryRequest(
+            limit=len(ids),
+            query=edge.Query.Nearest(list(dense), using=store.dense_vector_name),
+            filter=edge.Filter(must=[edge.HasIdCondition(set(ids))]),
+            params=edge.SearchParams(exact=True),
+        )
+    )
+    return {plain_id(point.id): point.score for point in points}
+
+
+def _scored(point: Any, score: float) -> models.ScoredPoint:
+    return models.ScoredPoint(
+        id=plain_id(point.id), version=0, score=score, payload=point.payload or None
+    )

@@ -1,0 +1,199 @@
+"""`VectorBackend.search` on every engine: BM25 beside the dense vector, fused by the engine.
+
+Vectors are small and hand-made so the dense ranking is known; the texts carry the keywords.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import qdrant_edge as edge
+from click.testing import CliRunner
+from llama_index.core.schema import TextNode
+from qdrant_client import models
+
+from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR, VectorBackend, meaning_breaks_ties
+from scoperag.core.edge_backend import HNSW, EdgeBackend
+from scoperag.core.qdrant_client_backend import QdrantClientBackend
+from scoperag.retrievers.hybrid import HybridRetriever
+from scoperag.server.cli import cli
+
+COLLECTION = "hybrid"
+QUERY = [1.0, 0.0, 0.0]
+# id -> (angle to the query in degrees, text): cosine falls as the angle grows
+POINTS = {
+    1: (10, "The harbour master keeps the ledger of every ship."),
+    2: (20, "A zephyr carried the kites over the harbour."),
+    3: (30, "Ships leave the harbour at dawn with the tide."),
+    4: (40, "The lighthouse keeper trims the lamp each night."),
+    5: (50, "Fishing nets dry on the quay in the afternoon sun."),
+    6: (85, "The zephyr zephyr zephyr: a wind word nobody else uses."),
+}
+
+
+def _vector(degrees: float) -> list[float]:
+    return [math.cos(math.radians(degrees)), math.sin(math.radians(degrees)), 0.0]
+
+
+def _nodes() -> list[TextNode]:
+    return [
+        TextNode(
+            id_=f"00000000-0000-0000-0000-{n:012d}",
+            text=text,
+            metadata={"n": n},
+            embedding=_vector(angle),
+        )
+        for n, (angle, text) in POINTS.items()
+    ]
+
+
+@pytest.fixture
+def backend(backend_name: str, tmp_path: Path) -> Iterator[VectorBackend]:
+    """The engine under test (a Qdrant server too when SCOPERAG_QDRANT_URL was set)."""
+    if backend_name == "server":
+        from conftest import SERVER_URL
+
+        opened: VectorBackend = QdrantClientBackend.server(SERVER_URL or "", None)
+        for name in (COLLECTION, "copy", f"{COLLECTION}__reindex"):  # the server is shared
+            opened.client.delete_collection(name)
+    elif backend_name == "local":
+        opened = QdrantClientBackend.local(tmp_path / "qdrant")
+    else:
+        opened = EdgeBackend.open(tmp_path / "edge")
+    yield opened
+    opened.close()
+
+
+def _numbers(points: list[models.ScoredPoint]) -> list[int]:
+    return [point.payload["n"] for point in points]
+
+
+def _search(backend: VectorBackend, text: str | None, **kwargs: object) -> list[models.ScoredPoint]:
+    arguments = {"flt": None, "limit": 10, "score_threshold": math.cos(math.radians(60))}
+    return backend.search(COLLECTION, QUERY, text, **{**arguments, **kwargs})
+
+
+def test_keywords_reorder_what_the_floor_lets_through(backend: VectorBackend) -> None:
+    backend.create_collection(COLLECTION, 3, {})
+    backend.vector_store(COLLECTION).add(_nodes())
+    assert backend.has_keywords(COLLECTION)
+    dense = _search(backend, None)
+    hybrid = _search(backend, "zephyr")
+    assert _numbers(dense) == [1, 2, 3, 4, 5]
+    assert _numbers(hybrid)[0] == 2  # the keyword lifts it above a closer meaning
+    assert sorted(_numbers(hybrid)) == [1, 2, 3, 4, 5]  # 6 matches the word, below the floor
+    for point in hybrid:  # scores stay cosine similarities
+        assert point.score == pytest.approx(math.cos(math.radians(POINTS[point.payload["n"]][0])))
+    assert _numbers(_search(backend, "zephyr", score_threshold=None))[0] in {2, 6}
+
+
+def test_the_filter_holds_in_every_prefetch_and_pages_follow(backend: VectorBackend) -> None:
+    backend.create_collection(COLLECTION, 3, {})
+    backend.vector_store(COLLECTION).add(_nodes())
+    not_two = models.Filter(
+        must_not=[models.FieldCondition(key="n", match=models.MatchValue(value=2))]
+    )
+    hybrid = _search(backend, "zephyr harbour", flt=not_two, score_threshold=None)
+    assert 2 not in _numbers(hybrid) and len(hybrid) == 5
+    whole = _numbers(_search(backend, "harbour ships"))
+    pages = [_numbers(_search(backend, "harbour ships", limit=2, offset=o)) for o in (0, 2, 4)]
+    assert sum(pages, []) == whole
+    ids_only = _search(backend, None, with_payload=False)
+    assert len(ids_only) == 5 and all(not point.payload for point in ids_only)
+
+
+def test_points_written_without_bm25_vectors_get_them(backend: VectorBackend) -> None:
+    """Migration copies points as they are; a keyword collection computes what they lack."""
+    source = _nodes()
+    backend.create_collection(COLLECTION, 3, {})
+    backend.vector_store(COLLECTION).add(source)
+    records = [record for page in backend.points(COLLECTION) for record in page]
+    assert all(SPARSE_VECTOR in record.vector for record in records)
+    backend.create_collection("copy", 3, {})
+    backend.upsert_points(
+        "copy",
+        [
+            models.PointStruct(
+                id=r.id, vector={DENSE_VECTOR: r.vector[DENSE_VECTOR]}, payload=r.payload
+            )
+            for r in records
+        ],
+    )
+    found = backend.search("copy", QUERY, "zephyr", None, 10, score_threshold=0.5)
+    assert _numbers(found)[0] == 2
+
+
+def _dense_only_collection(backend: VectorBackend) -> None:
+    """A collection as scoperag built them before hybrid search: one dense vector."""
+    if isinstance(backend, QdrantClientBackend):
+        backend.client.create_collection(
+            COLLECTION,
+            vectors_config={
+                DENSE_VECTOR: models.VectorParams(size=3, distance=models.Distance.COSINE)
+            },
+        )
+        return
+    assert isinstance(backend, EdgeBackend)
+    folder = backend.root / COLLECTION
+    config = edge.EdgeConfig(
+        vectors={DENSE_VECTOR: edge.EdgeVectorParams(3, edge.Distance.Cosine)}, hnsw_config=HNSW
+    )
+    edge.EdgeShard.create(str(folder / "shard"), config).close()
+    (folder / "collection.json").write_text(json.dumps({"dimension": 3, "metadata": {}}))
+
+
+def test_a_collection_without_bm25_vectors_is_ranked_by_meaning_with_a_hint(
+    backend: VectorBackend, embedder
+) -> None:
+    _dense_only_collection(backend)
+    backend.vector_store(COLLECTION).add(_nodes())
+    assert not backend.has_keywords(COLLECTION)
+    assert _numbers(_search(backend, "zephyr")) == [1, 2, 3, 4, 5]
+    hint = HybridRetriever(backend, embedder, COLLECTION).keyword_hint()
+    assert hint and f"scoperag reindex --collection {COLLECTION}" in hint
+
+
+def test_reindex_adds_bm25_vectors_keeping_points_and_indexes(backend: VectorBackend) -> None:
+    _dense_only_collection(backend)
+    backend.create_index(COLLECTION, "n", models.PayloadSchemaType.INTEGER)
+    backend.vector_store(COLLECTION).add(_nodes())
+    indexes = backend.payload_indexes(COLLECTION)  # local mode keeps none: it scans
+    assert backend.add_keywords(COLLECTION) == len(POINTS)
+    assert backend.has_keywords(COLLECTION) and backend.count(COLLECTION, None) == len(POINTS)
+    assert backend.payload_indexes(COLLECTION) == indexes
+    assert _numbers(_search(backend, "zephyr"))[0] == 2  # keywords count now
+    assert backend.add_keywords(COLLECTION) == 0
+    assert f"{COLLECTION}__reindex" not in backend.list_collections()
+
+
+def test_the_reindex_command_names_what_it_did(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    backend = EdgeBackend.open(data_dir / "edge")
+    _dense_only_collection(backend)
+    backend.vector_store(COLLECTION).add(_nodes())
+    backend.close()
+    env = {"SCOPERAG_DATA_DIR": str(data_dir), "SCOPERAG_BACKEND": "edge"}
+    first = CliRunner().invoke(cli, ["reindex"], env=env, catch_exceptions=False)
+    again = CliRunner().invoke(cli, ["reindex", "--collection", COLLECTION], env=env)
+    unknown = CliRunner().invoke(cli, ["reindex", "--collection", "nope"], env=env)
+    assert f"{COLLECTION}: {len(POINTS)} points now have BM25 vectors" in first.output
+    assert f"{COLLECTION}: already has them" in again.output
+    assert unknown.exit_code != 0 and "nope" in unknown.output and COLLECTION in unknown.output
+    reopened = EdgeBackend.open(data_dir / "edge")
+    assert reopened.has_keywords(COLLECTION) and [
+        p.name for p in (data_dir / "edge" / COLLECTION).iterdir() if p.name.startswith("shard")
+    ] != ["shard"]
+    reopened.close()
+
+
+def test_equal_fusion_scores_are_ordered_by_meaning() -> None:
+    """Regression: two candidates ranked oppositely by meaning and keywords tie under DBSF, and
+    the engines returned them in either order from one run to the next (devbench MRR flipped)."""
+    near = models.ScoredPoint(id=1, version=0, score=0.41)
+    far = models.ScoredPoint(id=2, version=0, score=0.29)
+    fused = [(1.0000001, far), (1.0, near), (2.0, models.ScoredPoint(id=3, version=0, score=0.1))]
+    assert [hit.id for hit in meaning_breaks_ties(fused)] == [3, 1, 2]

@@ -1,0 +1,69 @@
+"""`match_names`: the best of whole-string, word-order-free and space-free similarity."""
+
+from __future__ import annotations
+
+import pytest
+
+from scoperag.retrievers.name_match import match_names, similarity
+
+NAMES = {
+    "Fireball": 2,
+    "Delayed Blast Fireball": 1,
+    "Feather Fall": 1,
+    "Handaxe": 1,
+    "Plate": 1,
+    "Half Plate": 1,
+    "Plate Armor of Etherealness": 1,
+    "Adult Red Dragon": 1,
+    "Magic Missile": 1,
+    "Crossbow, light": 1,
+    "Time": 1,
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "first", "match"),
+    [
+        ("fire ball", "Fireball", "exact"),
+        ("featherfall", "Feather Fall", "exact"),
+        ("hand axe", "Handaxe", "exact"),
+        ("light crossbow", "Crossbow, light", "exact"),
+        ("HALF-PLATE", "Half Plate", "exact"),
+        ("plate armor", "Plate", "partial"),
+        ("firebal", "Fireball", "partial"),
+        ("fireboll", "Fireball", "fuzzy"),
+        ("magic misile", "Magic Missile", "fuzzy"),
+        ("tmie", "Time", "fuzzy"),
+    ],
+)
+def test_the_best_name_comes_first(query: str, first: str, match: str) -> None:
+    found = match_names(query, NAMES)
+    assert (found[0].name, found[0].match) == (first, match)
+
+
+def test_a_near_exact_spelling_beats_a_weak_partial_match() -> None:
+    names = [found.name for found in match_names("plate armor", NAMES)]
+    assert names.index("Plate") < names.index("Plate Armor of Etherealness")
+    assert "Half Plate" not in names[:1]
+
+
+def test_names_containing_the_query_come_before_close_spellings() -> None:
+    found = match_names("dragon", {"Adult Red Dragon": 1, "Drakon": 1, "Dragon Turtle": 1})
+    assert [(f.name, f.match) for f in found] == [
+        ("Dragon Turtle", "partial"),
+        ("Adult Red Dragon", "partial"),
+        ("Drakon", "fuzzy"),
+    ]
+
+
+def test_exact_matches_stand_alone_and_counts_are_kept() -> None:
+    found = match_names("Fireball", NAMES)
+    assert [(f.name, f.count, f.score) for f in found] == [("Fireball", 2, 1.0)]
+
+
+def test_similarity_takes_the_best_of_three_views() -> None:
+    assert similarity("hand axe", "handaxe") == 1.0  # spaces removed
+    assert similarity("light crossbow", "crossbow light") == 1.0  # word order free
+    assert similarity("fireboll", "fireball") == pytest.approx(0.875)
+    assert similarity("tmie", "time") == 0.8  # one slip in a short name: still a candidate
+    assert match_names("   ", NAMES) == [] and match_names("zzzz", NAMES) == []
