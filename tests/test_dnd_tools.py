@@ -320,6 +320,7 @@ async def test_bad_parameters_are_named_with_their_value(
 async def test_tool_names_and_parameters(client: Client) -> None:
     tools = {tool.name: set(tool.inputSchema["properties"]) for tool in await client.list_tools()}
     assert tools == {
+        "ingest_dnd": {"paths"},
         "search_dnd_content": {"query", "documents", "limit"},
         "lookup_spell": {"name", "level", "school", "documents", "limit"},
         "lookup_creature": {"name", "type", "challenge_rating", "documents", "limit"},
