@@ -7,6 +7,7 @@ a clean run. Part of `evals/reliability.py`.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -86,9 +87,39 @@ def look(runtime: Runtime, versions: set[int], figures: KillFigures) -> int:
     return visible
 
 
-def run_kills(book: Path, embedder: Embedder, fractions: list[float], chapters: tuple[int, int]):
+# When to kill: while embedding (at 40% of a clean run's time), once the new version is being
+# written (registry entry `writing`, then after a delay), or right after the flip (`retiring`).
+MOMENTS = [("embedding", 0.0), ("writing", 0.0), ("writing", 0.5), ("retiring", 0.0)]
+
+
+def _phase(data_dir: Path) -> str | None:
+    """The phase of the book's replacement as the registry on disk says (None: none running)."""
+    path = data_dir / "edge" / COLLECTION / "collection.json"
+    try:
+        entries = json.loads(path.read_text())["metadata"].get(REGISTRY_KEY) or []
+    except (OSError, ValueError, KeyError):
+        return None
+    return entries[0]["phase"] if entries else None
+
+
+def _kill_at(process: subprocess.Popen, data_dir: Path, moment: tuple[str, float], clean: float):
+    """Wait for the moment, then SIGKILL; False if the run ended before it."""
+    phase, delay = moment
+    if phase == "embedding":
+        time.sleep(0.4 * clean)
+    else:
+        while _phase(data_dir) != phase:
+            if process.poll() is not None:
+                return False
+            time.sleep(0.005)
+        time.sleep(delay)
+    process.send_signal(signal.SIGKILL)
+    return process.wait() == -signal.SIGKILL
+
+
+def run_kills(book: Path, embedder: Embedder, count: int, chapters: tuple[int, int]):
     """Ingest version A (chapters 1..a), then replace it with B and A in turn, killing each
-    run at `fraction` of a clean run's duration; finally one complete run of B."""
+    run at one of `MOMENTS`; finally one complete run of B."""
     small, large = chapters
     figures = KillFigures()
     root = Path(tempfile.mkdtemp(prefix="scoperag-kills-"))
@@ -104,18 +135,18 @@ def run_kills(book: Path, embedder: Embedder, fractions: list[float], chapters: 
     counts = {small: runtime.backend.count(COLLECTION, None), large: figures.clean_points}
     runtime.close()
     visible = counts[small]
-    for fraction in fractions:
+    for number in range(count):
+        moment = MOMENTS[number % len(MOMENTS)]
         target = large if visible == counts[small] else small  # replace what readers see now
         process = ingest(root / "killed", book, target)
-        time.sleep(fraction * figures.clean_seconds)
-        process.send_signal(signal.SIGKILL)
-        process.wait()
-        figures.kills += 1
+        killed = _kill_at(process, root / "killed", moment, figures.clean_seconds)
+        figures.kills += killed
         runtime = with_runtime(root / "killed")
         visible = look(runtime, set(counts.values()), figures)
         hidden = len(runtime.backend.collection_metadata(COLLECTION).get(REGISTRY_KEY) or [])
+        when = f"{moment[0]} +{moment[1]:g} s" if killed else f"{moment[0]} (run ended first)"
         figures.states.append(
-            f"kill at {fraction:.0%}: {visible} points visible "
+            f"kill while {when}: {visible} points visible "
             f"({'new' if visible == counts[target] else 'old'} version), "
             f"{stored_points(runtime) - visible} hidden leftovers, {hidden} registry entries"
         )

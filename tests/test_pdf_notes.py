@@ -17,6 +17,14 @@ PDF = "data-in-brief-22-sanni-page4.pdf"
 DOC = "data-in-brief-22-sanni-page4"
 
 
+@pytest.fixture(scope="module")
+def one_pdf(make_runtime: Callable[..., Runtime], shared_data: Path) -> Runtime:
+    """One small PDF ingested once per engine (refused notes leave it as it is)."""
+    runtime = make_runtime(profiles=["pdf"])
+    ingest_paths(runtime, [shared_data / "pdf" / PDF], None, None)
+    return runtime
+
+
 async def test_reingesting_a_pdf_keeps_the_notes_that_name_it(
     make_runtime: Callable[..., Runtime], shared_data: Path
 ) -> None:
@@ -56,13 +64,11 @@ async def test_reingesting_a_pdf_keeps_the_notes_that_name_it(
     ],
 )
 async def test_notes_with_reserved_keys_of_the_wrong_type_are_refused(
-    make_runtime: Callable[..., Runtime], shared_data: Path, metadata: dict, named: str
+    one_pdf: Runtime, metadata: dict, named: str
 ) -> None:
     """Regression: `{"document_id": 123}` and `{"chunk_index": 0}` notes broke qdrant-find and
     qdrant-list-documents for everyone."""
-    runtime = make_runtime(profiles=["pdf"])
-    ingest_paths(runtime, [shared_data / "pdf" / PDF], None, None)
-    async with Client(build_server(runtime)) as client:
+    async with Client(build_server(one_pdf)) as client:
         with pytest.raises(ToolError, match=f"'{named}'"):
             await client.call_tool("qdrant-store", {"information": "a note", "metadata": metadata})
         listing = await client.call_tool("qdrant-list-documents", {})
