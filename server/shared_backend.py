@@ -108,15 +108,16 @@ class SharedBackend(VectorBackend):
     def vector_store(self, collection: str) -> SharedVectorStore:
         return SharedVectorStore(collection, self._call)
 
-    def __getattr__(self, name: str) -> Any:
-        """The engine's own attributes (e.g. `client`), which exist only in the owner."""
-        owner = self.__dict__.get("_owner")
-        if owner is None or name.startswith("_"):
-            raise AttributeError(
-                f"'{name}' is an attribute of the engine itself, which only the process owning "
-                f"the store has; this one reaches it through its owner ({self.folder})."
+    @property
+    def engine(self) -> VectorBackend:
+        """The open engine itself, without the sharing layer (benchmarks time it); owner only."""
+        owner = self._owner
+        if owner is None:
+            raise ScoperagError(
+                f"Only the process that owns the store at {self.folder} has its engine; this one "
+                "reaches it through the owner (`scoperag status` names it)."
             )
-        return getattr(owner.engine.engine, name)
+        return owner.engine.engine
 
     def close(self) -> None:
         """Stop serving and release the engine (owner), or disconnect (attached)."""
