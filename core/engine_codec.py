@@ -12,6 +12,7 @@ import dataclasses
 import importlib
 import json
 from enum import Enum
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
@@ -26,6 +27,7 @@ def _path(cls: type) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
+@cache
 def _class(path: str, trusted: tuple[str, ...] = _TRUSTED) -> type:
     module, _, name = path.partition(":")
     if not module.startswith(trusted):
