@@ -79,3 +79,14 @@ def test_only_engine_types_are_rebuilt() -> None:
     assert type(unknown) is RuntimeError and "subprocess:CalledProcessError" in str(unknown)
     with pytest.raises(ScoperagError, match="Cannot send"):
         encode(object())
+
+
+def test_the_operation_table_covers_the_backend_interface() -> None:
+    """Every `VectorBackend` method reaches the owner, and each read named as one exists (a
+    misspelt read would silently run one at a time)."""
+    from scoperag.core.backend import VectorBackend
+    from scoperag.core.engine_ops import OPERATIONS, READS
+
+    interface = {f"backend.{name}" for name in VectorBackend.__abstractmethods__}
+    assert interface - set(OPERATIONS) == {"backend.vector_store", "backend.close"}
+    assert set(READS) <= set(OPERATIONS)
