@@ -89,7 +89,7 @@ def look(runtime: Runtime, versions: set[int], figures: KillFigures) -> int:
 
 # When to kill: while embedding (at 40% of a clean run's time), once the new version is being
 # written (registry entry `writing`, then after a delay), or right after the flip (`retiring`).
-MOMENTS = [("embedding", 0.0), ("writing", 0.0), ("writing", 0.5), ("retiring", 0.0)]
+MOMENTS = [("embedding", 0.0), ("writing", 1.0), ("writing", 2.5), ("retiring", 0.0)]
 
 
 def _phase(data_dir: Path) -> str | None:
