@@ -230,7 +230,9 @@ def test_one_process_at_a_time(tmp_path: Path) -> None:
     other = subprocess.run(
         [sys.executable, "-c", probe, str(root)], capture_output=True, text=True, timeout=60
     )
-    assert other.returncode == 3 and "SCOPERAG_QDRANT_URL" in other.stdout
+    # the message names the tool that shows who holds the store, and what to do
+    assert other.returncode == 3 and "scoperag status" in other.stdout
+    assert "stop it and try again" in other.stdout
     holder.close()
     EdgeBackend.open(root).close()
 
