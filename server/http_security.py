@@ -2,7 +2,8 @@
 
 The Host/Origin guard (DNS-rebinding protection) is FastMCP's own `HostOriginGuardMiddleware`
 in strict mode and the body limit is the MCP SDK's `RequestBodyLimitMiddleware`, applied to the
-whole app (MCP and the profiles' HTTP routes alike); only the token check is ours.
+whole app (MCP and the profiles' HTTP routes alike). Ours: the token check, and the answer to a
+foreign Host, which is 403 naming the Host (the guard itself says 421 Misdirected Request).
 """
 
 from __future__ import annotations
@@ -60,6 +61,39 @@ class BearerTokenMiddleware:
         await self.app(scope, receive, send)
 
 
+class ForeignHostForbidden:
+    """A foreign Host is refused with 403 and a message naming it and how to allow it."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refused = False
+
+        async def relay(message: dict) -> None:
+            nonlocal refused
+            if message["type"] == "http.response.start" and message["status"] == 421:
+                refused = True
+                host = Headers(scope=scope).get("host", "")
+                response = JSONResponse(
+                    {
+                        "error": "forbidden_host",
+                        "message": f"Host {host!r} is not served here (DNS-rebinding "
+                        "protection). Use a loopback name or the address the server is bound "
+                        "to, or allow it with FASTMCP_HTTP_ALLOWED_HOSTS.",
+                    },
+                    status_code=403,
+                )
+                await response(scope, receive, send)
+            elif not refused:  # the guard's own 421 body is replaced by the response above
+                await send(message)
+
+        await self.app(scope, receive, relay)
+
+
 def secure(app: FastAPI, host: str, token: str | None) -> None:
     """Add the guards to `app`, outermost first: Host/Origin, token, body size.
 
@@ -75,3 +109,4 @@ def secure(app: FastAPI, host: str, token: str | None) -> None:
         allowed_origins=fastmcp.settings.http_allowed_origins,
         mode="strict",
     )
+    app.add_middleware(ForeignHostForbidden)

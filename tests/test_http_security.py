@@ -66,7 +66,8 @@ async def test_an_mcp_client_with_the_token_gets_in(base_url: str) -> None:
 def test_foreign_host_and_origin_are_refused(http: httpx.Client, base_url: str) -> None:
     """Defect: no Host/Origin check, so a DNS-rebinding page could drive a local server."""
     foreign_host = http.post(SEARCH_PATH, headers={**AUTH, "host": "evil.example"}, json={})
-    assert foreign_host.status_code == 421  # FastMCP's guard: Misdirected Request
+    assert foreign_host.status_code == 403
+    assert "evil.example" in foreign_host.json()["message"]
     foreign_origin = {**AUTH, "origin": "http://evil.example"}
     assert http.post("/mcp", headers=foreign_origin, json={}).status_code == 403
     assert http.post(SEARCH_PATH, headers=foreign_origin, json={}).status_code == 403
