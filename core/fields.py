@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from scoperag.core.param_types import FiniteFloat, Int64, Name, Query
+from scoperag.core.param_types import FiniteFloat, Int64, Name, Query, RawName
 
 if TYPE_CHECKING:  # imported when a filter is built, not when tools are listed at start-up
     from qdrant_client import models
@@ -159,6 +159,10 @@ class FilterableField(BaseModel):
     ge: float | None = Field(default=None, description="Smallest accepted value (numbers).")
     le: float | None = Field(default=None, description="Largest accepted value (numbers).")
     choices: tuple[str, ...] | None = Field(default=None, description="Accepted values, if fixed.")
+    allow_empty: bool = Field(
+        default=False,
+        description="Accept '' as an exact keyword value (a PDF page label can be empty).",
+    )
 
     @model_validator(mode="after")
     def _condition_fits_type(self) -> FilterableField:
@@ -183,6 +187,8 @@ class FilterableField(BaseModel):
     def annotation(self) -> Any:
         """The parameter's type with its description, as FastMCP turns it into JSON schema."""
         base: Any = _PYTHON_TYPES[self.field_type]
+        if self.allow_empty and self.field_type is FieldType.KEYWORD:
+            base = RawName
         if self.choices:
             base = Literal[self.choices]  # type: ignore[valid-type]
         if self.is_list:

@@ -160,6 +160,13 @@ async def test_the_computed_label_is_the_one_stored(pdf_runtime: Runtime) -> Non
     assert [hit["page_label"] for hit in result["hits"]] == ["2"]
 
 
+async def test_an_empty_page_label_is_a_label_like_any_other(pdf_runtime: Runtime) -> None:
+    """Regression: the strict parameter types refused page_label="", but the qpdf num-tree PDF
+    has a page whose label is empty, so that page could no longer be asked for by its label."""
+    result = await find(pdf_runtime, document_id="qpdf-page-labels-num-tree", page_label="")
+    assert result["hits"] and {hit["page_label"] for hit in result["hits"]} == {""}
+
+
 @pytest.mark.parametrize(
     ("arguments", "needle"),
     [

@@ -43,8 +43,9 @@ PAGE_LABEL = FilterableField(
     field_type=FieldType.KEYWORD,
     description=(
         "Only search pages with this page label, the PDF's own page name such as 'iv', '45' or "
-        "'A-1' (exact match; a label can occur more than once in a document)."
+        "'A-1' (exact match; a label can occur more than once in a document, and can be empty)."
     ),
+    allow_empty=True,
 )
 PDF_FIELDS = [DOCUMENT_ID, PHYSICAL_PAGE_INDEX, PAGE_LABEL]
 PDF_INDEXES = [
