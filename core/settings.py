@@ -50,6 +50,18 @@ class Settings(BaseSettings):
     embed_model: str | None = Field(default=None, description="Model name; provider default.")
     ollama_base_url: str = Field(default="http://localhost:11434", description="Ollama base URL.")
     embed_dimensions: int | None = Field(default=None, ge=1, description="Output dimensions.")
+    embed_threads: int = Field(
+        default=1,
+        ge=1,
+        description="Torch threads embedding one text (a query, one stored memory): 1 keeps a "
+        "query's tail latency short when other work shares the cores.",
+    )
+    embed_batch_threads: int | None = Field(
+        default=None,
+        ge=1,
+        description="Torch threads embedding a batch of texts (ingestion); default: every core "
+        "this process may use.",
+    )
     profiles: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: list(PROFILES), description="Profiles served, e.g. `pdf,books`."
     )
@@ -127,6 +139,15 @@ class Settings(BaseSettings):
         return self.embed_model or DEFAULT_MODELS[self.embed_provider]
 
     @property
+    def effective_embed_batch_threads(self) -> int:
+        """SCOPERAG_EMBED_BATCH_THREADS, else the cores this process may run on."""
+        if self.embed_batch_threads:
+            return self.embed_batch_threads
+        if hasattr(os, "sched_getaffinity"):
+            return len(os.sched_getaffinity(0))
+        return os.cpu_count() or 1
+
+    @property
     def state_path(self) -> Path:
         return self.data_dir / "state.sqlite"
 
@@ -137,6 +158,7 @@ class Settings(BaseSettings):
         view["http_token"] = "***" if self.http_token else None
         view["effective_backend"] = self.effective_backend
         view["effective_embed_model"] = self.effective_embed_model
+        view["effective_embed_batch_threads"] = self.effective_embed_batch_threads
         return view
 
 

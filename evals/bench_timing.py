@@ -47,8 +47,7 @@ class TimedEmbedder(Embedder):
     """The real embedder, its query and text embedding time added to a clock."""
 
     def __init__(self, inner: Embedder, clock: Clock) -> None:
-        super().__init__(inner.settings)
-        self.__dict__["model"] = inner.model
+        super().__init__(inner.settings, same_model_as=inner)
         self.clock = clock
 
     def embed_query(self, text: str) -> list[float]:

@@ -10,9 +10,7 @@ from scoperag.core.settings import Settings
 
 
 def _with_model(embedder: Embedder, **settings: object) -> Embedder:
-    other = Embedder(Settings(**settings))
-    other.__dict__["model"] = embedder.model  # reuse the loaded weights
-    return other
+    return Embedder(Settings(**settings), same_model_as=embedder)  # reuse the loaded weights
 
 
 def test_local_model_is_384_dimensional(embedder: Embedder) -> None:
