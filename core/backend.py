@@ -87,6 +87,18 @@ class VectorBackend(ABC):
         """
 
     @abstractmethod
+    def count_above(
+        self,
+        collection: str,
+        dense: list[float],
+        flt: models.Filter | None,
+        score_threshold: float,
+        cap: int,
+    ) -> int:
+        """How many visible points matching `flt` have a cosine of at least `score_threshold`
+        to `dense`, counting up to `cap`: one ids-only query, no point is converted."""
+
+    @abstractmethod
     def collection_exists(self, collection: str) -> bool: ...
 
     @abstractmethod

@@ -73,3 +73,26 @@ def search(
     return meaning_breaks_ties(
         [(point.score, point.model_copy(update={"score": score[point.id]})) for point in fused]
     )
+
+
+def count_above(
+    client: QdrantClient,
+    collection: str,
+    dense: list[float],
+    flt: models.Filter | None,
+    score_threshold: float,
+    cap: int,
+) -> int:
+    """`VectorBackend.count_above` through qdrant-client: an ids-only query, counted."""
+    return len(
+        client.query_points(
+            collection,
+            query=dense,
+            using=DENSE_VECTOR,
+            query_filter=flt,
+            limit=cap,
+            score_threshold=score_threshold,
+            with_payload=False,
+            with_vectors=False,
+        ).points
+    )

@@ -70,6 +70,29 @@ def search(
     return [_scored(point, point.score) for point in points]
 
 
+def count_above(
+    store: EdgeVectorStore,
+    dense: list[float],
+    flt: models.Filter | None,
+    score_threshold: float,
+    cap: int,
+) -> int:
+    """`VectorBackend.count_above` on an Edge shard: the engine's hits are counted as they are."""
+    edge_filter = store._visible(flt)
+    hits = store.client.query(
+        edge.QueryRequest(
+            limit=cap,
+            query=edge.Query.Nearest(list(dense), using=store.dense_vector_name),
+            filter=edge_filter,
+            params=store.plan_search(edge_filter, cap),
+            score_threshold=score_threshold,
+            with_payload=False,
+            with_vector=False,
+        )
+    )
+    return len(hits)
+
+
 def _cosines(store: EdgeVectorStore, dense: list[float], ids: list[Any]) -> dict[Any, float]:
     """The dense cosine of each of these points (fusion scores are ranks, not similarities)."""
     if not ids:

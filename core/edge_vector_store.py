@@ -223,6 +223,9 @@ class EdgeVectorStore(BasePydanticVectorStore):
         return self.count_edge(self._visible(flt))
 
     def count_edge(self, edge_filter: edge.Filter | None) -> int:
+        """Exact count; without a filter (so nothing hidden either) the shard's point count."""
+        if edge_filter is None:
+            return self._shard.info().points_count
         return self._shard.count(edge.CountRequest(exact=True, filter=edge_filter))
 
     def facet(self, key: str, flt: models.Filter | None = None, limit: int = 10) -> dict[Any, int]:

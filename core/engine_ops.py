@@ -31,6 +31,7 @@ READS = {
     "backend.scroll",
     "backend.points",
     "backend.count",
+    "backend.count_above",
     "backend.facet",
     "backend.has_keywords",
     "backend.search",

@@ -174,6 +174,17 @@ class QdrantClientBackend(VectorBackend):
             with_payload,
         )
 
+    def count_above(
+        self,
+        collection: str,
+        dense: list[float],
+        flt: models.Filter | None,
+        score_threshold: float,
+        cap: int,
+    ) -> int:
+        flt = self.generations.visible(collection, flt)
+        return client_search.count_above(self.client, collection, dense, flt, score_threshold, cap)
+
     def list_collections(self) -> list[str]:
         return sorted(c.name for c in self.client.get_collections().collections)
 

@@ -27,6 +27,12 @@ def order_base(timestamp: float) -> int:
     return math.floor(timestamp * 1000) << SLOT_BITS
 
 
+def last_order_key(timestamp: float) -> int:
+    """The last order key of the millisecond of `timestamp`: no memory created before
+    `timestamp` has a larger one (where a newest-first read up to that moment may start)."""
+    return order_base(timestamp) + SLOTS - 1
+
+
 def _in_range(low: int, high: int) -> models.Filter:
     return models.Filter(
         must=[models.FieldCondition(key=ORDER_KEY, range=models.Range(gte=low, lte=high))]

@@ -48,9 +48,13 @@ class FilteredRetriever(BaseRetriever):
             query.embedding = self.embedder.embed_query(query.query_str)
         return query.embedding
 
-    def points(self, query: QueryBundle, with_payload: bool = True) -> list[models.ScoredPoint]:
-        """The hits as the engine returns them (no nodes built): best first, cosine scores."""
-        if not ready_for_reading(self.backend, self.embedder, self.collection):
+    def points(
+        self, query: QueryBundle, with_payload: bool = True, checked: bool = False
+    ) -> list[models.ScoredPoint]:
+        """The hits as the engine returns them (no nodes built): best first, cosine scores.
+
+        `checked`: the caller has just run `ready_for_reading` (it is not run twice)."""
+        if not checked and not ready_for_reading(self.backend, self.embedder, self.collection):
             return []
         return self.backend.search(
             self.collection,

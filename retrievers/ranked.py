@@ -21,20 +21,25 @@ class RankedPage:
     best_hidden: float | None = None  # the best cosine among them
 
 
+LOWEST_COSINE = -1.0  # a floor at or below it keeps every point: no floor at all
+
+
 def ranked_page(
     retriever: FilteredRetriever, query: QueryBundle, min_score: float | None, cap: int
 ) -> RankedPage:
     """The retriever's page (its `offset` and `top_k`) above `min_score`, with the total.
 
     All engine work: the page is one query with limit, offset and score threshold; the total
-    is an ids-only query of the hits above the floor (up to `cap`). When the page comes out
-    short and a floor is set, the filter's matches are counted and the best one below the
-    floor is fetched, so the caller can say what the floor hid.
+    is an ids-only count of the hits above the floor (up to `cap`; a plain count of the
+    filter's matches when the floor keeps every point). When the page comes out short and a
+    floor is set, the filter's matches are counted and the best one below the floor is
+    fetched, so the caller can say what the floor hid.
     """
     if not ready_for_reading(retriever.backend, retriever.embedder, retriever.collection):
         return RankedPage(hits=[], total=0)
-    retriever.min_score = min_score
-    hits = retriever.points(query)
+    floor = None if min_score is not None and min_score <= LOWEST_COSINE else min_score
+    retriever.min_score = floor
+    hits = retriever.points(query, checked=True)
     size, offset = retriever.top_k, retriever.offset
     page_short = len(hits) < size
     if page_short and (hits or offset == 0):
@@ -42,7 +47,7 @@ def ranked_page(
     else:
         total = _count_above(retriever, query, cap)
     page = RankedPage(hits=hits, total=total)
-    if page_short and min_score is not None and total < cap:
+    if page_short and floor is not None and total < cap:
         matches = retriever.backend.count(retriever.collection, retriever.qdrant_filter)
         page.hidden = max(0, matches - total)
         if page.hidden:
@@ -51,17 +56,10 @@ def ranked_page(
 
 
 def _count_above(retriever: FilteredRetriever, query: QueryBundle, cap: int) -> int:
-    found = retriever.backend.search(
-        retriever.collection,
-        retriever.embed(query),
-        None,
-        retriever.qdrant_filter,
-        cap,
-        0,
-        retriever.min_score,
-        with_payload=False,
-    )
-    return len(found)
+    backend, collection, flt = retriever.backend, retriever.collection, retriever.qdrant_filter
+    if retriever.min_score is None:
+        return min(cap, backend.count(collection, flt))
+    return backend.count_above(collection, retriever.embed(query), flt, retriever.min_score, cap)
 
 
 def _best_below(retriever: FilteredRetriever, query: QueryBundle, above: int) -> float | None:

@@ -24,7 +24,7 @@ from scoperag.core.contracts.memory import (
 from scoperag.core.errors import InvalidParameterError
 from scoperag.core.fields import build_filter, empty_selection
 from scoperag.pipelines.memories import delete_memory, make_memory, store_memories
-from scoperag.pipelines.memory_order import backfill_order
+from scoperag.pipelines.memory_order import backfill_order, last_order_key
 from scoperag.retrievers.browse import BrowseRetriever
 from scoperag.retrievers.hybrid import HybridRetriever
 from scoperag.retrievers.ranked import RankedPage, ranked_page
@@ -126,7 +126,7 @@ class MemoryService:
                 )
                 notes += more
             else:
-                total, rows = self._newest(flt, offset, params.page_size)
+                total, rows = self._newest(flt, values.get("end_date"), offset, params.page_size)
             if ranked and total == MAX_RANKED:
                 notes.append(f"ranked results stop at the {MAX_RANKED} most similar memories")
         return SearchResult(
@@ -150,12 +150,17 @@ class MemoryService:
         rows = [_row(hit.payload or {}, hit.score) for hit in page.hits]
         return page.total, rows, [note for note in notes if note]
 
-    def _newest(self, flt: Any, offset: int, size: int) -> tuple[int, list[MemoryRow]]:
-        backfill_order(self.runtime.backend)  # memories stored before the order key existed
-        browse = BrowseRetriever(self.runtime.backend, COLLECTION, ORDER_KEY, flt, offset, size)
+    def _newest(
+        self, flt: Any, before: float | None, offset: int, size: int
+    ) -> tuple[int, list[MemoryRow]]:
+        """A page newest first; `before` (the date window's end) is where the order starts."""
+        backend = self.runtime.backend
+        backfill_order(backend)  # memories stored before the order key existed
+        start = None if before is None else last_order_key(before)
+        browse = BrowseRetriever(backend, COLLECTION, ORDER_KEY, flt, offset, size, start)
         total = browse.total()
-        hits = browse.retrieve("") if offset < total else []
-        return total, [_row(hit.node.metadata, None) for hit in hits]
+        records = browse.records() if offset < total else []
+        return total, [_row(record.payload or {}, None) for record in records]
 
 
 def _effective_mode(
