@@ -17,7 +17,8 @@ import toon_format
 from fastmcp import Client, FastMCP
 from fastmcp.exceptions import ToolError
 
-from scoperag.core.contracts.memory import MemoryPayload
+from scoperag.core.contracts.memory import COLLECTION, TAGS_ANY, MemoryPayload
+from scoperag.core.fields import build_filter
 from scoperag.pipelines.memories import import_memories, make_memory, store_memories
 from scoperag.server.app import build_server
 from scoperag.server.runtime import Runtime
@@ -46,9 +47,9 @@ def memories(shared_data: Path) -> list[MemoryPayload]:
 
 
 @pytest.fixture(scope="session")
-def memory_server(
+def memory_runtime(
     make_runtime: Callable[..., Runtime], shared_data: Path, memories: list[MemoryPayload]
-) -> FastMCP:
+) -> Runtime:
     """The devbench file imported and the probes stored, once per engine."""
     runtime = make_runtime(profiles=["memory"])
     report = import_memories(
@@ -56,7 +57,12 @@ def memory_server(
     )
     assert len(report.stored) == 30 and not report.skipped
     store_memories(runtime.backend, runtime.embedder, memories[30:])
-    return build_server(runtime)
+    return runtime
+
+
+@pytest.fixture(scope="session")
+def memory_server(memory_runtime: Runtime) -> FastMCP:
+    return build_server(memory_runtime)
 
 
 async def search(server: FastMCP, **arguments: Any) -> dict[str, Any]:
@@ -359,3 +365,24 @@ async def test_the_ranked_total_is_every_hit_above_the_floor(memory_server, memo
     first = await search(memory_server, page_size=3, **query)
     assert first["total"] == whole["total"] == len(whole["memories"]) > 3
     assert len(first["memories"]) == 3 and first["has_more"]
+
+
+async def test_a_floor_at_zero_counts_every_match(memory_server, memories) -> None:
+    """Issue 15: at min_similarity 0 the total came from ranking up to 1,000 points and
+    converting each; every cosine is at least -1, so it is the count of the filter's matches."""
+    result = await search(memory_server, query="storage", min_similarity=0.0, page_size=5)
+    assert result["total"] == len(memories) and len(result["memories"]) == 5
+    probes = await search(memory_server, query="storage", tags="probe", min_similarity=0.0)
+    assert probes["total"] == len(PROBES) and "note" not in probes
+
+
+def test_count_above_is_the_number_of_hits_above_the_floor(memory_runtime, embedder) -> None:
+    """`count_above` counts ids in the engine (no point converted): the same number as the hits
+    a search returns above that floor, stopping at the cap, with the filter applied."""
+    backend, dense = memory_runtime.backend, embedder.embed_query("database storage settings")
+    for floor in (-0.5, 0.1, 0.25, 0.4):
+        hits = backend.search(COLLECTION, dense, None, None, 100, 0, floor, with_payload=False)
+        assert backend.count_above(COLLECTION, dense, None, floor, 100) == len(hits)
+    assert backend.count_above(COLLECTION, dense, None, -1.0, 7) == 7
+    probes = build_filter([TAGS_ANY], {"tags": ["probe"]})
+    assert backend.count_above(COLLECTION, dense, probes, -1.0, 100) == len(PROBES)

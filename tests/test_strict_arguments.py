@@ -72,6 +72,22 @@ async def test_unknown_arguments_are_named_with_the_close_declared_name(
         assert "Did you mean" not in message
 
 
+async def test_an_unknown_argument_is_refused_after_good_calls_of_the_same_tool(
+    client: Client,
+) -> None:
+    """Issue 15: the middleware remembers each tool's parameters after its first lookup; an
+    argument outside them must still be refused on every later call. qdrant-ingest-pdf is a
+    plain FastMCP function tool, which would ignore the argument if the middleware let it by."""
+    declared = {"paths": ["/nowhere/at/all.pdf"]}
+    for _ in range(2):
+        try:
+            await client.call_tool("qdrant-ingest-pdf", declared)
+        except ToolError as exc:  # the path is refused, never an argument
+            assert "Unknown parameter" not in str(exc)
+        message = await refusal(client, "qdrant-ingest-pdf", {**declared, "path": "/x"})
+        assert "Unknown parameter 'path'" in message
+
+
 BIG = 2**63
 REFUSED = [
     ("set_reading_position", {"book_id": "b", "sentence": BIG}, "sentence"),
