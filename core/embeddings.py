@@ -6,7 +6,6 @@ notebooks and pipelines that ask for `Embedder.model`.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import threading
 from functools import cached_property
@@ -85,8 +84,8 @@ _FACTORIES = {"local": _LocalModel, "ollama": _OllamaModel}
 
 
 class Embedder:
-    """The process's embedder: built on first use (or by `start_loading`), shared by every
-    profile."""
+    """The process's embedder: loaded on first use (`serve` starts it in the background),
+    shared by every profile."""
 
     def __init__(self, settings: Settings, same_model_as: Embedder | None = None) -> None:
         self.settings = settings
@@ -105,21 +104,6 @@ class Embedder:
                     loaded = _FACTORIES[self.settings.embed_provider](self.settings)
                     self.__dict__["_backend"] = loaded
         return loaded
-
-    @property
-    def loaded(self) -> bool:
-        return "_backend" in self.__dict__
-
-    def start_loading(self) -> threading.Thread:
-        """Load the model (and embed a probe, warming it) in a daemon thread, now."""
-
-        def load() -> None:
-            with contextlib.suppress(Exception):  # the first call that needs it reports why
-                _ = self.info
-
-        thread = threading.Thread(target=load, name="scoperag-embedder-load", daemon=True)
-        thread.start()
-        return thread
 
     @cached_property
     def model(self) -> BaseEmbedding:

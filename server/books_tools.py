@@ -12,7 +12,8 @@ from scoperag.core.contracts.books import BOOK_ID, DEFAULT_READER, BookSummary
 from scoperag.core.param_types import Index, Name, Query, StrictParams
 from scoperag.server.ingest_tools import add_book_ingest
 from scoperag.server.runtime import Runtime
-from scoperag.server.tooling import ModelTool, NoParams, deferred_service, params_model
+from scoperag.server.tooling import ModelTool, NoParams, params_model
+from scoperag.server.warm_up import deferred_service
 
 _READER = Field(
     default=None,

@@ -105,6 +105,7 @@ def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
     """Run the MCP server over stdio (default) or streamable HTTP."""
     from scoperag.server.app import build_server
     from scoperag.server.runtime import Runtime
+    from scoperag.server.warm_up import start_warm_up
 
     runtime = Runtime(load_settings(profiles=profiles))
     if transport == "http":
@@ -116,6 +117,7 @@ def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
                 "the server: set SCOPERAG_HTTP_TOKEN to a secret bearer token, or bind 127.0.0.1."
             )
     mcp = build_server(runtime)
+    start_warm_up(runtime)  # handlers and model load while the client initialises and lists
     try:
         if transport == "stdio":
             mcp.run(show_banner=False)

@@ -29,7 +29,8 @@ from scoperag.core.fields import FilterableField
 from scoperag.core.param_types import Query, StrictParams
 from scoperag.server.ingest_tools import add_dnd_ingest
 from scoperag.server.runtime import Runtime
-from scoperag.server.tooling import ModelTool, NoParams, deferred_service, params_model
+from scoperag.server.tooling import ModelTool, NoParams, params_model
+from scoperag.server.warm_up import deferred_service
 
 
 class SearchParams(StrictParams):

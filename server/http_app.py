@@ -7,15 +7,17 @@ import importlib
 from fastapi import FastAPI
 from fastmcp import FastMCP
 
-from scoperag.server.app import PROFILE_MODULES
 from scoperag.server.http_security import secure
 from scoperag.server.runtime import Runtime
+
+# profile -> module with `http_router(runtime) -> fastapi.APIRouter` (its HTTP routes)
+PROFILE_HTTP_MODULES = {"docs": "scoperag.server.docs_http"}
 
 
 def build_http_app(runtime: Runtime, mcp: FastMCP, host: str = "127.0.0.1") -> FastAPI:
     """FastAPI app (OpenAPI at /openapi.json): `/mcp`, `/healthz`, and profile routers.
 
-    A profile module may define `http_router(runtime) -> fastapi.APIRouter`. Every path but
+    A profile in `PROFILE_HTTP_MODULES` adds its `http_router(runtime)`. Every path but
     `/healthz` needs SCOPERAG_HTTP_TOKEN when it is set; Host/Origin and body size are checked
     on all of them (`server.http_security`); `host` is the address the server is bound to.
     """
@@ -28,8 +30,8 @@ def build_http_app(runtime: Runtime, mcp: FastMCP, host: str = "127.0.0.1") -> F
         return {"status": "ok"}
 
     for profile in runtime.settings.profiles:
-        module = importlib.import_module(PROFILE_MODULES[profile])
-        if hasattr(module, "http_router"):
+        if profile in PROFILE_HTTP_MODULES:
+            module = importlib.import_module(PROFILE_HTTP_MODULES[profile])
             app.include_router(module.http_router(runtime))
     app.mount("/", mcp_app)
     token = runtime.settings.http_token

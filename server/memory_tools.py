@@ -18,8 +18,9 @@ from scoperag.core.param_types import (
 )
 from scoperag.server.ingest_tools import add_memory_ingest
 from scoperag.server.runtime import Runtime
-from scoperag.server.tooling import ModelTool, deferred_service
+from scoperag.server.tooling import ModelTool
 from scoperag.server.toon_output import PageFigures
+from scoperag.server.warm_up import deferred_service
 
 Mode = Literal["hybrid", "tag", "faceted"]
 FACETS = ("tags", "start_date", "end_date", "memory_type")

@@ -17,9 +17,9 @@ from scoperag.server.tooling import (
     DESTRUCTIVE,
     ModelTool,
     NoParams,
-    deferred_service,
     params_model,
 )
+from scoperag.server.warm_up import deferred_service
 
 
 class FindParams(StrictParams):

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import difflib
-import importlib
 import math
 from collections.abc import Callable, Iterable
-from functools import cache
 from typing import Any
 
 import anyio
@@ -110,22 +108,6 @@ def params_model(
             f"({', '.join(base.model_fields)}); rename them."
         )
     return create_model(name, __base__=base, **extra)
-
-
-def deferred_service(path: str, *args: Any) -> Callable[[], Any]:
-    """`module:Class(*args)`, built on the first call: a profile's handlers and their heavy
-    imports (LlamaIndex, qdrant-client, pypdf) stay out of start-up, so `tools/list` is quick.
-
-    Call it only in a worker thread (the handlers of `ModelTool` run in one; an async tool
-    wraps the call: `to_thread.run_sync(lambda: service().method(...))`): the first call runs
-    seconds of imports, which on the event loop would stall every session and /healthz."""
-
-    @cache
-    def service() -> Any:
-        module, _, name = path.partition(":")
-        return getattr(importlib.import_module(module), name)(*args)
-
-    return service
 
 
 async def in_thread(handler: Callable[..., Any], *args: Any) -> Any:

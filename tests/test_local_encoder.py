@@ -73,13 +73,3 @@ def test_thread_settings_are_checked() -> None:
 def test_a_folder_without_weights_is_refused(tmp_path: Path) -> None:
     with pytest.raises(EmbeddingServiceError, match="SCOPERAG_EMBED_MODEL.*all-MiniLM"):
         LocalEncoder(tmp_path, 1, 1)
-
-
-def test_loading_in_the_background_then_waiting(tmp_path: Path) -> None:
-    """A call made while the background load runs waits for it and gets the same vector."""
-    loading = Embedder(Settings(data_dir=tmp_path))
-    thread = loading.start_loading()
-    vector = loading.embed_query("hello")
-    thread.join()
-    assert loading.loaded and len(vector) == 384
-    assert loading.info.dimension == 384

@@ -1,0 +1,59 @@
+"""Handlers built on their first call, and a warm-up that loads them early in the background.
+
+A profile's handlers (`module:Class(runtime)`) pull in LlamaIndex, qdrant-client and pypdf, and
+the query path the embedding model: seconds of imports that `initialize` and `tools/list` must
+not wait for. `serve` starts `start_warm_up` as soon as the server is built: it imports the
+handlers' modules, then loads and warms the model, in a daemon thread. A call that arrives
+meanwhile waits only for what it needs: the handlers (one import at a time, `_IMPORTING`), and
+the model if it embeds (the embedder's own lock).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from scoperag.server.runtime import Runtime
+
+_IMPORTING = threading.RLock()  # the warm-up's imports and a first call's, one after the other
+_HANDLER_MODULES: dict[str, None] = {}  # every deferred handler's module, in declaration order
+
+
+def deferred_service(path: str, *args: Any) -> Callable[[], Any]:
+    """`module:Class(*args)`, built once, on the first call (or imported by the warm-up).
+
+    Call it only in a worker thread (the handlers of `ModelTool` run in one; an async tool
+    wraps the call: `to_thread.run_sync(lambda: service().method(...))`): the first call may
+    wait seconds for imports, which on the event loop would stall every session and /healthz."""
+    module, _, name = path.partition(":")
+    _HANDLER_MODULES[module] = None
+    built: list[Any] = []
+
+    def service() -> Any:
+        if not built:
+            with _IMPORTING:
+                if not built:
+                    built.append(getattr(importlib.import_module(module), name)(*args))
+        return built[0]
+
+    return service
+
+
+def _warm_up(runtime: Runtime) -> None:
+    for module in list(_HANDLER_MODULES):
+        with _IMPORTING:
+            importlib.import_module(module)
+    with contextlib.suppress(Exception):  # the first call that needs the model reports why
+        _ = runtime.embedder.info  # loads the model and embeds a probe (first-call costs)
+
+
+def start_warm_up(runtime: Runtime) -> threading.Thread:
+    """Import the handlers, then load the model, in a daemon thread started now."""
+    thread = threading.Thread(
+        target=_warm_up, args=(runtime,), name="scoperag-warm-up", daemon=True
+    )
+    thread.start()
+    return thread

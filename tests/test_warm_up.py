@@ -1,0 +1,65 @@
+"""`serve`'s warm-up: the model loads in the background; only calls that embed wait for it."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+
+import pytest
+from fastmcp import Client
+
+from scoperag.core import embeddings
+from scoperag.core.embeddings import Embedder
+from scoperag.pipelines.memories import make_memory, store_memories
+from scoperag.server.app import build_server
+from scoperag.server.runtime import Runtime
+from scoperag.server.warm_up import start_warm_up
+
+
+@pytest.fixture
+def gated_model_load(monkeypatch: pytest.MonkeyPatch, embedder: Embedder) -> threading.Event:
+    """The real model loader, held back until the returned event is set (the session's shared
+    model loaded before)."""
+    _ = embedder.backend
+    gate = threading.Event()
+    gate.loaders = []  # type: ignore[attr-defined]
+    load = embeddings._FACTORIES["local"]
+
+    def held_back(settings: object) -> object:
+        gate.loaders.append(threading.current_thread().name)  # type: ignore[attr-defined]
+        assert gate.wait(120), "the test never released the model load"
+        return load(settings)
+
+    monkeypatch.setitem(embeddings._FACTORIES, "local", held_back)
+    return gate
+
+
+async def test_query_less_answers_while_the_model_loads(
+    make_runtime: Callable[..., Runtime], gated_model_load: threading.Event
+) -> None:
+    """A tag search answers before the model has loaded; a search with a query waits for the
+    model, then answers (issue 15: the first answer after launch must not wait for imports
+    it does not need)."""
+    writer = make_runtime(profiles=["memory"])
+    memory = make_memory("The cache lives in a sqlite file.", tags=["storage"])
+    store_memories(writer.backend, writer.embedder, [memory])
+    writer.close()
+    runtime = Runtime(writer.settings)  # a new process's runtime: its model not loaded yet
+    warm_up = start_warm_up(runtime)
+    try:
+        async with Client(build_server(runtime)) as client:
+            tagged = await client.call_tool("search", {"tags": ["storage"], "mode": "tag"})
+            assert "sqlite" in tagged.content[0].text
+            assert "_backend" not in runtime.embedder.__dict__  # answered without the model
+            searching = asyncio.create_task(client.call_tool("search", {"query": "cache file"}))
+            await asyncio.sleep(0.5)
+            assert not searching.done()  # waits for the model
+            assert gated_model_load.loaders == ["scoperag-warm-up"]  # type: ignore[attr-defined]
+            gated_model_load.set()
+            found = await asyncio.wait_for(searching, timeout=120)
+            assert "sqlite" in found.content[0].text
+    finally:
+        gated_model_load.set()
+        warm_up.join(timeout=120)
+        runtime.close()
