@@ -27,6 +27,7 @@ KEYWORD_HINT = (
 )
 # Each prefetch of a hybrid search fetches at least this many candidates for the fusion.
 FUSION_CANDIDATES = 100
+ALL_VALUES = 1_000_000  # facet limit for "every value of a key"
 
 
 class VectorBackend(ABC):
@@ -149,6 +150,14 @@ class VectorBackend(ABC):
         self, collection: str, key: str, flt: models.Filter | None, limit: int
     ) -> dict[Any, int]:
         """Value -> number of points, for a keyword/integer payload key."""
+
+    @abstractmethod
+    def key_values(self, collection: str, key: str) -> list[Any]:
+        """Every value the index of `key` holds: candidates to narrow with `facet` or `count`.
+
+        May list values of hidden or deleted points (never fewer than the visible ones); an
+        in-process engine keeps the list until the collection's next write.
+        """
 
     @abstractmethod
     def set_payload(self, collection: str, point_id: int | str, payload: dict[str, Any]) -> None:

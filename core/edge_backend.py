@@ -214,7 +214,7 @@ class EdgeBackend(VectorBackend):
 
     def create_index(self, collection: str, key: str, schema: models.PayloadSchemaType) -> None:
         operation = edge.UpdateOperation.create_field_index(key, _SCHEMAS[schema])
-        self.vector_store(collection).client.update(operation)
+        self.vector_store(collection).update(operation)
 
     def delete(self, collection: str, flt: models.Filter) -> None:
         self.vector_store(collection).delete_by_filter(flt)
@@ -252,9 +252,12 @@ class EdgeBackend(VectorBackend):
     ) -> dict[Any, int]:
         return self.vector_store(collection).facet(key, flt, limit)
 
+    def key_values(self, collection: str, key: str) -> list[Any]:
+        return self.vector_store(collection).key_values(key)
+
     def set_payload(self, collection: str, point_id: int | str, payload: dict[str, Any]) -> None:
         operation = edge.UpdateOperation.set_payload([point_id], payload)
-        self.vector_store(collection).client.update(operation)
+        self.vector_store(collection).update(operation)
 
     def upsert_points(self, collection: str, points: list[models.PointStruct]) -> None:
         self.vector_store(collection).upsert_points(points)

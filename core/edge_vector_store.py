@@ -27,12 +27,13 @@ from llama_index.vector_stores.qdrant import QdrantVectorStore
 from pydantic import PrivateAttr
 from qdrant_client import models
 
-from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR
+from scoperag.core.backend import ALL_VALUES, DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.core.bm25 import document_vector, node_text
 from scoperag.core.edge_errors import MissingIndexError as MissingIndexError
 from scoperag.core.edge_errors import missing_index
 from scoperag.core.edge_filters import to_edge_filter, to_edge_order_by, to_edge_vectors, to_record
 from scoperag.core.generations import SOURCE_KEY, with_hidden
+from scoperag.core.key_values import KeyValues
 
 _PAGE = 1024
 # HNSW beam: EF_PER_SHARE / the share of points a filter keeps, within [EF_MIN, EF_MAX].
@@ -55,6 +56,7 @@ class EdgeVectorStore(BasePydanticVectorStore):
     _shard: edge.EdgeShard = PrivateAttr()
     # Conditions of the points no read may return (`core.generations`), set by the backend.
     _hidden: Callable[[], list[models.Filter]] = PrivateAttr(default=list)
+    _values: KeyValues = PrivateAttr(default_factory=KeyValues)
 
     # LlamaIndex's own translation of `VectorStoreQuery` filters (MetadataFilters, doc_ids,
     # node_ids) into a Qdrant filter, so both stores read a query's filters the same way.
@@ -104,7 +106,7 @@ class EdgeVectorStore(BasePydanticVectorStore):
     def _upsert(self, points: list[edge.Point]) -> None:
         for start in range(0, len(points), self.batch_size):
             batch = points[start : start + self.batch_size]
-            self._shard.update(edge.UpdateOperation.upsert_points(batch))
+            self.update(edge.UpdateOperation.upsert_points(batch))
         if points:
             self._shard.optimize()
 
@@ -125,7 +127,12 @@ class EdgeVectorStore(BasePydanticVectorStore):
         self.delete_by_filter(self._nodes_filter(node_ids, filters))
 
     def delete_by_filter(self, flt: models.Filter) -> None:
-        self._shard.update(edge.UpdateOperation.delete_points_by_filter(to_edge_filter(flt)))
+        self.update(edge.UpdateOperation.delete_points_by_filter(to_edge_filter(flt)))
+
+    def update(self, operation: edge.UpdateOperation) -> None:
+        """Every write goes through here: it drops the kept value lists (`key_values`)."""
+        with self._values.writing():
+            self._shard.update(operation)
 
     def clear(self) -> None:
         """Delete every node (the collection stays)."""
@@ -230,8 +237,17 @@ class EdgeVectorStore(BasePydanticVectorStore):
 
     def facet(self, key: str, flt: models.Filter | None = None, limit: int = 10) -> dict[Any, int]:
         """Value -> number of points, most frequent first (needs a keyword/integer/bool index)."""
-        request = edge.FacetRequest(key, limit=limit, exact=True, filter=self._visible(flt))
-        with missing_index(self.collection_name, key, "facet"):
+        return self._facet(
+            edge.FacetRequest(key, limit=limit, exact=True, filter=self._visible(flt))
+        )
+
+    def key_values(self, key: str) -> list[Any]:
+        """Every value indexed under `key` (hidden points' too), kept until the next write."""
+        request = edge.FacetRequest(key, limit=ALL_VALUES, exact=False)
+        return self._values.get(key, lambda: list(self._facet(request)))
+
+    def _facet(self, request: edge.FacetRequest) -> dict[Any, int]:
+        with missing_index(self.collection_name, request.key, "facet"):
             response = self._shard.facet(request)
         return {hit.value: hit.count for hit in response.hits}
 

@@ -33,6 +33,7 @@ READS = {
     "backend.count",
     "backend.count_above",
     "backend.facet",
+    "backend.key_values",
     "backend.has_keywords",
     "backend.search",
     "store.query",

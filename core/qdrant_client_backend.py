@@ -16,6 +16,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 
 from scoperag.core import client_search
 from scoperag.core.backend import (
+    ALL_VALUES,
     DENSE_VECTOR,
     SPARSE_VECTOR,
     VectorBackend,
@@ -287,6 +288,10 @@ class QdrantClientBackend(VectorBackend):
         flt = self.generations.visible(collection, flt)
         response = self.client.facet(collection, key=key, facet_filter=flt, limit=limit, exact=True)
         return {hit.value: hit.count for hit in response.hits}
+
+    def key_values(self, collection: str, key: str) -> list[Any]:
+        response = self.client.facet(collection, key=key, limit=ALL_VALUES, exact=False)
+        return [hit.value for hit in response.hits]
 
     def set_payload(self, collection: str, point_id: int | str, payload: dict[str, Any]) -> None:
         self.client.set_payload(collection, payload=payload, points=[point_id], wait=True)

@@ -11,15 +11,18 @@ name in two documents gives two results, ordered by the documents' priority.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
+import numpy as np
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 from llama_index.core.vector_stores.utils import metadata_dict_to_node
 from pydantic import BaseModel
 from qdrant_client import models
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from scoperag.core.backend import VectorBackend
@@ -47,37 +50,76 @@ def _squeezed(text: str) -> str:
     return text.replace(" ", "")
 
 
+@dataclass(frozen=True)
+class _NameTable:
+    """A list of names in the forms they are compared in, built once per list."""
+
+    names: tuple[str, ...]
+    plain: tuple[str, ...]  # normalised
+    squeezed: tuple[str, ...]  # normalised, spaces removed
+    by_form: dict[str, list[int]]  # squeezed form or sorted words -> positions
+
+    @classmethod
+    def of(cls, names: tuple[str, ...]) -> _NameTable:
+        plain = tuple(normalise(name) for name in names)
+        by_form: dict[str, list[int]] = {}
+        for position, text in enumerate(plain):
+            for form in {_squeezed(text), _word_set(text)}:
+                by_form.setdefault(form, []).append(position)
+        return cls(names, plain, tuple(_squeezed(text) for text in plain), by_form)
+
+
+def _word_set(text: str) -> str:
+    """The words in sorted order, marked so it never equals a squeezed form."""
+    return "\0" + " ".join(sorted(text.split()))
+
+
+@lru_cache(maxsize=16)
+def _table(names: tuple[str, ...]) -> _NameTable:
+    return _NameTable.of(names)
+
+
+def _similarities(wanted: str, plain: Sequence[str], squeezed: Sequence[str]) -> np.ndarray:
+    """`similarity(wanted, text)` for every text at once (rapidfuzz's C loops); `squeezed`
+    holds the texts without their spaces."""
+    bare = _squeezed(wanted)
+    best = np.max(
+        [
+            process.cdist([wanted], plain, scorer=fuzz.ratio, dtype=np.float64)[0],
+            process.cdist([wanted], plain, scorer=fuzz.token_sort_ratio, dtype=np.float64)[0],
+            process.cdist([bare], squeezed, scorer=fuzz.ratio, dtype=np.float64)[0],
+        ],
+        axis=0,
+    )
+    slips = process.cdist([bare], squeezed, scorer=OSA.distance)[0]
+    shortest = np.minimum(len(bare), [len(text) for text in squeezed])
+    one_slip = (shortest >= 4) & (slips <= 1)
+    return np.maximum(best / 100, np.where(one_slip, FUZZY_CUTOFF / 100, 0.0))
+
+
 def similarity(wanted: str, text: str) -> float:
     """The best of whole-string, word-order-free and space-free similarity, in [0, 1].
 
     One slip (a letter dropped, added, changed, or two swapped) in a name of four letters or
     more is close enough to be a fuzzy match however short the name: "tmie" finds Time.
     """
-    squeezed = _squeezed(wanted), _squeezed(text)
-    best = max(fuzz.ratio(wanted, text), fuzz.token_sort_ratio(wanted, text), fuzz.ratio(*squeezed))
-    one_slip = min(map(len, squeezed)) >= 4 and OSA.distance(*squeezed) <= 1
-    return max(best / 100, FUZZY_CUTOFF / 100 if one_slip else 0.0)
-
-
-def _same(wanted: str, text: str) -> bool:
-    """Equal once case, punctuation, word order and spaces are set aside."""
-    return _squeezed(wanted) == _squeezed(text) or sorted(wanted.split()) == sorted(text.split())
+    return float(_similarities(wanted, [text], [_squeezed(text)])[0])
 
 
 def _contains(wanted: str, text: str) -> bool:
     """The query inside the name ("dragon" in "red dragon"), or the name's words inside the
-    query as whole words ("plate" in "plate armor")."""
-    return wanted in text or re.search(rf"\b{re.escape(text)}\b", wanted) is not None
+    query as whole words ("plate" in "plate armor"); both are `normalise`d (single spaces)."""
+    return wanted in text or f" {text} " in f" {wanted} "
 
 
-def _ranked(wanted: str, plain: Mapping[str, str]) -> list[tuple[MatchKind, str, float]]:
+def _ranked(wanted: str, table: _NameTable) -> list[tuple[MatchKind, str, float]]:
     """Partial and fuzzy matches together: near-exact spellings first, then partial matches
     (those where the query starts a word first), then the other close spellings."""
     found = []
-    for name, text in plain.items():
-        score = similarity(wanted, text)
+    scores = _similarities(wanted, table.plain, table.squeezed).tolist()
+    for name, text, score in zip(table.names, table.plain, scores, strict=True):
         if _contains(wanted, text):
-            word_start = re.search(rf"\b{re.escape(wanted)}", text) or text in wanted
+            word_start = f" {wanted}" in f" {text}" or text in wanted
             tier = 0 if score >= NEAR_EXACT else 1 if word_start else 2
             found.append((tier, -score, name, "partial", score))
         elif score * 100 >= FUZZY_CUTOFF:
@@ -86,20 +128,33 @@ def _ranked(wanted: str, plain: Mapping[str, str]) -> list[tuple[MatchKind, str,
     return [(kind, name, score) for _, _, name, kind, score in found]
 
 
-def match_names(query: str, candidates: Mapping[str, int]) -> list[NameMatch]:
-    """Whole-name matches if there are any, else partial and fuzzy matches ranked together."""
+def exact_names(query: str, names: Sequence[str]) -> list[NameMatch]:
+    """The names equal to the query once case, punctuation, word order and spaces are set
+    aside, the one spelled as asked first (counts 0: the caller counts what its filter keeps)."""
     wanted = normalise(query)
     if not wanted:
         return []
-    plain = {name: normalise(name) for name in candidates}
-    exact = [name for name, text in plain.items() if _same(wanted, text)]
-    if exact:
-        exact.sort(key=lambda name: (plain[name] != wanted, name))
-        return [NameMatch(name=n, match="exact", score=1.0, count=candidates[n]) for n in exact]
+    table = _table(tuple(names))
+    same = {*table.by_form.get(_squeezed(wanted), []), *table.by_form.get(_word_set(wanted), [])}
+    exact = sorted((table.plain[i] != wanted, table.names[i]) for i in same)
+    return [NameMatch(name=name, match="exact", score=1.0, count=0) for _, name in exact]
+
+
+def close_names(query: str, names: Sequence[str]) -> list[NameMatch]:
+    """Partial and fuzzy matches ranked together (counts 0, as in `exact_names`)."""
+    wanted = normalise(query)
+    if not wanted:
+        return []
     return [
-        NameMatch(name=name, match=kind, score=score, count=candidates[name])
-        for kind, name, score in _ranked(wanted, plain)
+        NameMatch(name=name, match=kind, score=score, count=0)
+        for kind, name, score in _ranked(wanted, _table(tuple(names)))
     ]
+
+
+def match_names(query: str, candidates: Mapping[str, int]) -> list[NameMatch]:
+    """Whole-name matches if there are any, else partial and fuzzy matches ranked together."""
+    found = exact_names(query, list(candidates)) or close_names(query, list(candidates))
+    return [match.model_copy(update={"count": candidates[match.name]}) for match in found]
 
 
 def _with(flt: models.Filter | None, condition: models.Condition) -> models.Filter:
@@ -107,6 +162,15 @@ def _with(flt: models.Filter | None, condition: models.Condition) -> models.Filt
     if flt is None:
         return models.Filter(must=[condition])
     return flt.model_copy(update={"must": [*(flt.must or []), condition]})
+
+
+@dataclass
+class NameHits:
+    """The names answering a query under a filter: those counted (best first, each held by
+    at least one point) and the candidates after them, not counted yet."""
+
+    matches: list[NameMatch]
+    uncounted: list[str]
 
 
 class NameMatchRetriever(BaseRetriever):
@@ -135,15 +199,46 @@ class NameMatchRetriever(BaseRetriever):
         self.tie_key = tie_key
         self.tie_priority = tie_priority
 
-    def matches(self, query: str) -> list[NameMatch]:
-        """The matching names (distinct), best first, with their number of points."""
+    def find(self, query: str, enough: int | None = None) -> NameHits:
+        """The names the filter keeps that answer the query: whole names if any, else partial
+        and fuzzy ones; with `enough`, counting stops once the names found hold that many points.
+
+        Candidates come from every name the collection holds (`key_values`, kept between
+        writes); only they are counted under the filter, a few at a time.
+        """
         if not self.backend.collection_exists(self.collection):
-            return []
-        points = self.backend.count(self.collection, self.qdrant_filter)
-        if not points:
-            return []
-        names = self.backend.facet(self.collection, self.name_key, self.qdrant_filter, points)
-        return match_names(query, {str(name): count for name, count in names.items()})
+            return NameHits([], [])
+        names = [str(name) for name in self.backend.key_values(self.collection, self.name_key)]
+        exact = self._counted(exact_names(query, names), None)
+        return exact if exact.matches else self._counted(close_names(query, names), enough)
+
+    def _names_filter(self, names: list[str]) -> models.Filter:
+        condition = models.FieldCondition(key=self.name_key, match=models.MatchAny(any=names))
+        return _with(self.qdrant_filter, condition)
+
+    def _counted(self, candidates: list[NameMatch], enough: int | None) -> NameHits:
+        """The candidates the filter keeps, with their counts (one facet per batch)."""
+        found: list[NameMatch] = []
+        batch = max(2 * (enough or len(candidates)), 16)
+        for start in range(0, len(candidates), batch):
+            if enough is not None and sum(match.count for match in found) >= enough:
+                return NameHits(found, [match.name for match in candidates[start:]])
+            chunk = candidates[start : start + batch]
+            names = [match.name for match in chunk]
+            counts = self.backend.facet(
+                self.collection, self.name_key, self._names_filter(names), len(names)
+            )
+            found += [
+                m.model_copy(update={"count": counts[m.name]}) for m in chunk if m.name in counts
+            ]
+        return NameHits(found, [])
+
+    def total(self, hits: NameHits) -> int:
+        """How many points hold the names `find` found, counted or not."""
+        counted = sum(match.count for match in hits.matches)
+        if not hits.uncounted:
+            return counted
+        return counted + self.backend.count(self.collection, self._names_filter(hits.uncounted))
 
     def retrieve_matches(self, matches: list[NameMatch]) -> list[NodeWithScore]:
         """The points of the best names, up to `top_k`, in the order of `matches`."""
@@ -155,10 +250,9 @@ class NameMatchRetriever(BaseRetriever):
         if not chosen:
             return []
         rank = {match.name: position for position, match in enumerate(chosen)}
-        names = models.FieldCondition(key=self.name_key, match=models.MatchAny(any=list(rank)))
         records = self.backend.scroll(
             self.collection,
-            _with(self.qdrant_filter, names),
+            self._names_filter(list(rank)),
             limit=sum(match.count for match in chosen),
         )
         records.sort(key=lambda r: (rank[r.payload[self.name_key]], self._tie(r.payload)))
@@ -177,4 +271,4 @@ class NameMatchRetriever(BaseRetriever):
         return (priority.index(value) if value in priority else len(priority), value)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return self.retrieve_matches(self.matches(query_bundle.query_str))
+        return self.retrieve_matches(self.find(query_bundle.query_str, self.top_k).matches)

@@ -60,15 +60,19 @@ class DndService:
             return reason
         if not self.runtime.backend.collection_exists(COLLECTION):
             return EMPTY_HINT
-        wanted = values.get("documents")
-        known = sorted(self.known_documents()) if wanted else []
-        unknown = [slug for slug in wanted or [] if slug not in known]
+        unknown = [slug for slug in values.get("documents") or [] if not self._holds(slug)]
         if unknown:
+            known = sorted(self.known_documents())
             return (
                 f"Unknown document slug(s) {unknown} in 'documents'; known slugs: "
                 f"{', '.join(known) or 'none'}. Nothing was searched."
             )
         return None
+
+    def _holds(self, slug: str) -> bool:
+        """Whether any item of the document `slug` is stored (one point read, not a count)."""
+        in_document = models.Filter(must=[_equals("document", slug)])
+        return bool(self.runtime.backend.scroll(COLLECTION, in_document, limit=1))
 
     def _unknown_values(self, lookup: Lookup, values: dict[str, Any]) -> list[str]:
         """Notes on free-text keyword filters whose value no item of the kind has."""
@@ -93,13 +97,13 @@ class DndService:
         flt = build_filter(lookup.fields, values, extra=[_equals("kind", lookup.kind)])
         if values["name"]:
             names = self._names(flt, values["limit"])
-            matches = names.matches(values["name"])
-            how = {match.name: match.match for match in matches}
+            found = names.find(values["name"], enough=values["limit"])
+            how = {match.name: match.match for match in found.matches}
             results = [
-                _hit(found.node, found.score, how[found.node.metadata["name"]])
-                for found in names.retrieve_matches(matches)
+                _hit(hit.node, hit.score, how[hit.node.metadata["name"]])
+                for hit in names.retrieve_matches(found.matches)
             ]
-            total = sum(match.count for match in matches)
+            total = names.total(found)
         else:
             records = backend.scroll(
                 COLLECTION, flt, values["limit"], order_by=models.OrderBy(key="name_order")
