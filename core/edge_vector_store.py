@@ -5,9 +5,8 @@ beside `_node_content`, `_node_type`, `doc_id`, `document_id`, `ref_doc_id`), so
 `VectorStoreIndex.from_vector_store` works, and a collection migrates between engines as it is.
 `query` honours `qdrant_filters=` (a `qdrant_client.models.Filter` that replaces MetadataFilters)
 and `search_params=` like `QdrantVectorStore`; without `search_params` it chooses them per query
-(`plan_search`); `core.edge_search` runs `VectorBackend.search` on it. Query-less browsing:
-`scroll` (with order_by), `count`, `facet`.
-"""
+(`plan_search`); `core.edge_search` runs `VectorBackend.search` on it. Query-less: `scroll`
+(with order_by), `count`, `facet`, `key_values`."""
 
 from __future__ import annotations
 
@@ -130,13 +129,11 @@ class EdgeVectorStore(BasePydanticVectorStore):
         self.update(edge.UpdateOperation.delete_points_by_filter(to_edge_filter(flt)))
 
     def update(self, operation: edge.UpdateOperation) -> None:
-        """Every write goes through here: it drops the kept value lists (`key_values`)."""
-        with self._values.writing():
+        with self._values.writing():  # every write: it drops the kept lists of `key_values`
             self._shard.update(operation)
 
     def clear(self) -> None:
-        """Delete every node (the collection stays)."""
-        self.delete_by_filter(models.Filter())
+        self.delete_by_filter(models.Filter())  # every node goes, the collection stays
 
     # reading
 
@@ -237,9 +234,8 @@ class EdgeVectorStore(BasePydanticVectorStore):
 
     def facet(self, key: str, flt: models.Filter | None = None, limit: int = 10) -> dict[Any, int]:
         """Value -> number of points, most frequent first (needs a keyword/integer/bool index)."""
-        return self._facet(
-            edge.FacetRequest(key, limit=limit, exact=True, filter=self._visible(flt))
-        )
+        request = edge.FacetRequest(key, limit=limit, exact=True, filter=self._visible(flt))
+        return self._facet(request)
 
     def key_values(self, key: str) -> list[Any]:
         """Every value indexed under `key` (hidden points' too), kept until the next write."""
