@@ -19,16 +19,18 @@ import asyncio
 import json
 import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from bench_engine import AnonymousPeak, browse_engine, disk_mb, recall, rss_mb
 
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -37,31 +39,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 ENGINES = ("local", "edge", "server")
 SLOW_ENGINE_SIZE = 20_000  # above it, local mode (a Python scan, a commit per point) gets
 SLOW_ENGINE_PROFILES = ["pdf", "memory"]  # fewer queries and two profiles: hours otherwise
-
-
-def _rss_mb() -> float:
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-
-
-class AnonymousPeak(threading.Thread):
-    """Samples RssAnon: resident memory that is not a mapped file (mapped storage files count
-    in RSS while cached, but the kernel can drop those pages)."""
-
-    def __init__(self) -> None:
-        super().__init__(daemon=True)
-        self.peak_mb = 0.0
-
-    def run(self) -> None:
-        while True:
-            for line in Path("/proc/self/status").read_text().splitlines():
-                if line.startswith("RssAnon:"):
-                    self.peak_mb = max(self.peak_mb, int(line.split()[1]) / 1024)
-            time.sleep(0.2)
-
-
-def _disk_mb(path: Path) -> float:
-    """Allocated size, like `du` (Edge preallocates sparse files: their length says little)."""
-    return round(sum(f.stat().st_blocks * 512 for f in path.rglob("*") if f.is_file()) / 2**20, 1)
+PARTS = ("embedding", "engine", "glue", "mcp")  # where a call's time goes (bench_timing)
 
 
 def _log(message: str) -> None:
@@ -139,14 +117,15 @@ def _ingestion(runtime: Any, scenario: Any, fields: list[Any], held_out: list[An
     }
 
 
-async def _tool_calls(runtime: Any, real: Any, scenario: Any, queries: list[str]) -> dict:
-    from bench_timing import Clock, TimedBackend, TimedEmbedder, percentiles, raw_query
+async def _tool_calls(
+    runtime: Any, real: Any, scenario: Any, queries: list[str], clock: Any
+) -> dict:
+    from bench_timing import TimedBackend, percentiles, raw_query
     from fastmcp import Client
 
     from scoperag.server.app import build_server
 
-    clock = Clock()
-    runtime.__dict__["embedder"] = TimedEmbedder(runtime.embedder, clock)
+    runtime.embedder.clock = clock
     runtime.__dict__["backend"] = TimedBackend(real, clock)
     rng = random.Random(3)
     results: dict[str, Any] = {}
@@ -154,7 +133,7 @@ async def _tool_calls(runtime: Any, real: Any, scenario: Any, queries: list[str]
         for tool, arguments in scenario.setup:
             await client.call_tool(tool, arguments)
         for call in scenario.calls:
-            rows: dict[str, list[float]] = {k: [] for k in ("total", "emb", "eng", "raw")}
+            rows: dict[str, list[float]] = {k: [] for k in (*PARTS, "total", "raw")}
             hits = 0
             for number, query in enumerate([*queries[:3], *queries]):
                 arguments = call.arguments(query, rng)
@@ -167,8 +146,10 @@ async def _tool_calls(runtime: Any, real: Any, scenario: Any, queries: list[str]
                 if number < 3:  # warm-up
                     continue
                 rows["total"].append(total)
-                rows["emb"].append(clock.embedding)
-                rows["eng"].append(clock.engine)
+                rows["embedding"].append(clock.embedding)
+                rows["engine"].append(clock.engine)
+                rows["glue"].append(clock.handler - clock.embedding - clock.engine)
+                rows["mcp"].append(total - clock.handler)
                 hits += bool(result.structured_content or result.content)
                 last = clock.last_query
                 if last and not call.browse:
@@ -177,17 +158,14 @@ async def _tool_calls(runtime: Any, real: Any, scenario: Any, queries: list[str]
                         real, scenario.collection, last["vector"], last["filter"], last["top_k"]
                     )
                     rows["raw"].append(time.perf_counter() - began)
-            without = [t - e for t, e in zip(rows["total"], rows["emb"], strict=True)]
-            overhead = [w - g for w, g in zip(without, rows["eng"], strict=True)]
+            without = [t - e for t, e in zip(rows["total"], rows["embedding"], strict=True)]
             summary = {
                 "n": len(rows["total"]),
                 "answered": hits,
                 "browse": call.browse,
                 "total": percentiles(rows["total"]),
                 "without_embedding": percentiles(without),
-                "embedding": percentiles(rows["emb"]),
-                "engine": percentiles(rows["eng"]),
-                "overhead": percentiles(overhead),
+                **{part: percentiles(rows[part]) for part in PARTS},
             }
             if rows["raw"]:
                 summary["raw_engine"] = percentiles(rows["raw"])
@@ -200,70 +178,44 @@ async def _tool_calls(runtime: Any, real: Any, scenario: Any, queries: list[str]
     return results
 
 
-def _recall(real: Any, scenario: Any, vectors: list[list[float]], size: int) -> dict:
-    """recall@10 of the engine's default params and of the planned ones, against exact."""
-    import qdrant_edge as edge
-    from bench_timing import edge_top_ids, percentiles, raw_query
-
-    shapes = {}
-    for label, flt in scenario.shapes.items():
-        timings: dict[str, list[float]] = {"exact": [], "default": [], "planned": []}
-        found = {"default": 0, "planned": 0}
-        for vector in vectors:
-            began = time.perf_counter()
-            exact = set(
-                edge_top_ids(real, scenario.collection, vector, flt, edge.SearchParams(exact=True))
-            )
-            timings["exact"].append(time.perf_counter() - began)
-            began = time.perf_counter()
-            default = edge_top_ids(real, scenario.collection, vector, flt, None)
-            timings["default"].append(time.perf_counter() - began)
-            began = time.perf_counter()
-            planned = raw_query(real, scenario.collection, vector, flt, 10)
-            timings["planned"].append(time.perf_counter() - began)
-            found["default"] += len(exact & set(default))
-            found["planned"] += len(exact & set(planned))
-        wanted = 10 * len(vectors)
-        shapes[label] = {
-            "share": round(real.count(scenario.collection, flt) / size, 4),
-            "recall_default": round(found["default"] / wanted, 4),
-            "recall_planned": round(found["planned"] / wanted, 4),
-            **{f"{name}_ms": percentiles(values)["p50"] for name, values in timings.items()},
-        }
-        _log(f"  recall {label}: {shapes[label]}")
-    return shapes
+@contextmanager
+def cpu_burner(busy: bool) -> Iterator[None]:
+    """With `busy`, another process keeps one core busy meanwhile (the issue's p95 condition)."""
+    if not busy:
+        yield
+        return
+    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        yield
+    finally:
+        burner.kill()
+        burner.wait()
 
 
-def _browse_engine(real: Any, scenario: Any, rounds: int) -> dict:
-    from bench_timing import percentiles
-    from qdrant_client import models
-
-    order = models.OrderBy(key=scenario.recency_key, direction=models.Direction.DESC)
-    times = []
-    for _ in range(rounds + 3):
-        began = time.perf_counter()
-        real.scroll(scenario.collection, None, 10, order_by=order)
-        times.append(time.perf_counter() - began)
-    return percentiles(times[3:])
+def _store_dir(options: dict[str, Any], backend: str, size: int, profile: str) -> Path:
+    """A fresh data dir, or with --store a kept one per checkout, engine, size and profile."""
+    if not options["store"]:
+        return Path(tempfile.mkdtemp(prefix=f"bench-{backend}-"))
+    return Path(options["store"]) / f"{options['code']}-{backend}-{size}-{profile}"
 
 
 def run_scenario(
     scenario: Any,
     backend: str,
     size: int,
-    corpus: list,
-    vectors: Any,
-    queries: list[str],
-    held_out: list,
+    data: tuple[list, Any, list[str], list],
     embedder: Any,
+    options: dict[str, Any],
 ) -> dict:
-    """Fill one profile's collection on one engine and measure it."""
+    """Fill one profile's collection on one engine (or reuse a kept one) and measure it."""
     import importlib
 
     from scoperag.core.contracts.registry import CONTRACT_MODULES
     from scoperag.server.runtime import Runtime
 
-    data_dir = Path(tempfile.mkdtemp(prefix=f"bench-{backend}-"))
+    corpus, vectors, queries, held_out = data
+    data_dir = _store_dir(options, backend, size, scenario.profile)
+    filled = (data_dir / "filled").is_file()
     settings = _settings(data_dir, backend, scenario.profile)
     contract = importlib.import_module(CONTRACT_MODULES[scenario.profile])
     fields = contract.required_indexes(settings)[scenario.collection]
@@ -271,71 +223,88 @@ def run_scenario(
     out: dict[str, Any] = {}
     try:
         real = getattr(runtime.backend, "engine", runtime.backend)  # the engine, not sharing
-        out["bulk_load_per_s"] = round(_bulk_load(runtime, scenario, fields, corpus, vectors), 1)
-        _log(f" {scenario.profile}: loaded {size} nodes at {out['bulk_load_per_s']}/s")
-        if held_out:
+        if not filled:
+            out["bulk_load_per_s"] = round(_bulk_load(runtime, scenario, fields, corpus, vectors))
+            _log(f" {scenario.profile}: loaded {size} nodes at {out['bulk_load_per_s']}/s")
+            (data_dir / "filled").touch()
+        if held_out and not options["quick"]:
             out["ingestion"] = _ingestion(runtime, scenario, fields, held_out)
             _log(f"  ingestion {out['ingestion']}")
-        out["calls"] = asyncio.run(_tool_calls(runtime, real, scenario, queries))
+        with cpu_burner(options["busy"]):
+            calls = _tool_calls(runtime, real, scenario, queries, options["clock"])
+            out["calls"] = asyncio.run(calls)
         runtime.__dict__["backend"] = real
         if scenario.recency_key:
-            out["browse_engine"] = _browse_engine(real, scenario, len(queries))
-        if backend == "edge" and scenario.shapes:
+            out["browse_engine"] = browse_engine(real, scenario, len(queries))
+        if backend == "edge" and scenario.shapes and not options["quick"]:
             query_vectors = embedder.embed_texts(queries)
-            out["recall"] = _recall(real, scenario, query_vectors, size)
+            out["recall"] = recall(real, scenario, query_vectors, size)
+            _log(f"  recall {out['recall']}")
         runtime.close()
-        began = time.perf_counter()
-        reopened = Runtime(settings, embedder=embedder)
-        reopened.backend.count(scenario.collection, None)
-        out["reopen_s"] = round(time.perf_counter() - began, 3)
-        reopened.close()
-        out["disk_mb"] = _disk_mb(data_dir)
+        if not options["quick"]:
+            began = time.perf_counter()
+            reopened = Runtime(settings, embedder=embedder)
+            reopened.backend.count(scenario.collection, None)
+            out["reopen_s"] = round(time.perf_counter() - began, 3)
+            reopened.close()
+            out["disk_mb"] = disk_mb(data_dir)
     finally:
         runtime.close()
-        shutil.rmtree(data_dir, ignore_errors=True)
+        if not options["store"]:
+            shutil.rmtree(data_dir, ignore_errors=True)
     return out
 
 
-def worker(size: int, backend: str, queries: int, profiles: list[str]) -> dict:
+def worker(size: int, backend: str, options: dict[str, Any]) -> dict:
     """One engine at one size, every scenario; returns the figures as a dict."""
     from bench_corpus import cached_vectors, passages
     from bench_scenarios import scenarios
+    from bench_timing import Clock, HandlerClock, TimedEmbedder
 
-    from scoperag.core.embeddings import Embedder
     from scoperag.core.settings import Settings
 
     warnings.simplefilter("ignore")
+    queries, profiles = options["queries"], options["profiles"]
     if backend == "local" and size > SLOW_ENGINE_SIZE:
         queries = max(10, queries // 3)
         profiles = [profile for profile in profiles if profile in SLOW_ENGINE_PROFILES]
-    embedder = Embedder(Settings())
+    embedder = TimedEmbedder(Settings())
+    options["clock"] = Clock()
+    HandlerClock(options["clock"])
     corpus = passages(size + queries + 256)
     texts = [passage.text for passage in corpus[:size]]
     vectors = cached_vectors(texts, embedder, log=True)
     query_texts = [passage.text for passage in corpus[size : size + queries]]
     held_out = corpus[size + queries :]
     embedder.embed_query("warm up")
-    baseline = _rss_mb()
+    baseline = rss_mb()
     anonymous = AnonymousPeak()
     anonymous.start()
     result: dict[str, Any] = {"backend": backend, "size": size, "queries": queries}
-    result["scenarios"] = {}
+    result |= {"code": options["code"], "busy": options["busy"], "scenarios": {}}
     for number, scenario in enumerate(s for s in scenarios(size) if s.profile in profiles):
-        _log(f"[{backend} {size}] {scenario.profile}")
+        _log(f"[{options['code']} {backend} {size}] {scenario.profile}")
+        data = (corpus[:size], vectors, query_texts, held_out if number == 0 else [])
         result["scenarios"][scenario.profile] = run_scenario(
-            scenario,
-            backend,
-            size,
-            corpus[:size],
-            vectors,
-            query_texts,
-            held_out if number == 0 else [],
-            embedder,
+            scenario, backend, size, data, embedder, options
         )
     result["baseline_rss_mb"] = baseline
-    result["peak_rss_mb"] = _rss_mb()
+    result["peak_rss_mb"] = rss_mb()
     result["peak_anonymous_mb"] = round(anonymous.peak_mb, 1)
     return result
+
+
+def _run_worker(python: str, size: int, backend: str, options: dict[str, Any]) -> dict:
+    """`worker` in a process of its own, under `python` (a checkout's venv: its scoperag)."""
+    command = [
+        python,
+        __file__,
+        "--worker",
+        json.dumps({**options, "size": size, "backend": backend}),
+    ]
+    _log(f"== {options['code']}: {backend} at {size} nodes")
+    done = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -348,6 +317,27 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--profiles", nargs="+", default=["pdf", "books", "memory", "dnd", "docs"])
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument(
+        "--before",
+        type=Path,
+        help="Also measure this checkout (e.g. /work/wt/before, with its own .venv) the same\n"
+        "way, one run each in turn, and report before and after side by side.",
+    )
+    parser.add_argument(
+        "--busy",
+        action="store_true",
+        help="Keep one core busy with another process while the tool calls are measured.",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="Tool calls only: no ingestion, recall, reopen or disk figures.",
+    )
+    parser.add_argument(
+        "--store",
+        type=Path,
+        help="Keep the filled stores in this folder and reuse them on the next run.",
+    )
+    parser.add_argument(
         "--merge",
         action="store_true",
         help="Keep the other runs of an earlier bench.json in --out (re-run one engine or size).",
@@ -355,10 +345,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--report", action="store_true", help="Only rewrite bench.md and bench.png from bench.json."
     )
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        print(json.dumps(worker(args.sizes[0], args.backends[0], args.queries, args.profiles)))
+        options = json.loads(args.worker)
+        print(json.dumps(worker(options.pop("size"), options.pop("backend"), options)))
         return
     from bench_report import write_report
 
@@ -366,32 +357,30 @@ def main(argv: list[str] | None = None) -> None:
     if args.report:
         write_report(json.loads(earlier.read_text()), args.out)
         return
+    options = {
+        "queries": args.queries,
+        "profiles": args.profiles,
+        "busy": args.busy,
+        "quick": args.quick,
+        "store": str(args.store.resolve()) if args.store else None,
+    }
+    checkouts = {"after": sys.executable}
+    if args.before:
+        checkouts = {"before": str(args.before.resolve() / ".venv" / "bin" / "python"), **checkouts}
     runs = []
     if args.merge and earlier.is_file():
-        wanted = {(size, backend) for size in args.sizes for backend in args.backends}
-        runs = [
-            r for r in json.loads(earlier.read_text()) if (r["size"], r["backend"]) not in wanted
-        ]
+        wanted = {(s, b, c) for s in args.sizes for b in args.backends for c in checkouts}
+        runs = [r for r in json.loads(earlier.read_text()) if _key(r) not in wanted]
     for size in args.sizes:
         for backend in args.backends:
-            command = [
-                sys.executable,
-                __file__,
-                "--worker",
-                "--sizes",
-                str(size),
-                "--backends",
-                backend,
-                "--queries",
-                str(args.queries),
-                "--profiles",
-                *args.profiles,
-            ]
-            _log(f"== {backend} at {size} nodes")
-            done = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=True)
-            runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    runs.sort(key=lambda run: (run["size"], ENGINES.index(run["backend"])))
+            for code, python in checkouts.items():
+                runs.append(_run_worker(python, size, backend, {**options, "code": code}))
+    runs.sort(key=lambda run: (run["size"], ENGINES.index(run["backend"]), run.get("code", "")))
     write_report(runs, args.out)
+
+
+def _key(run: dict[str, Any]) -> tuple[int, str, str]:
+    return run["size"], run["backend"], run.get("code", "after")
 
 
 if __name__ == "__main__":

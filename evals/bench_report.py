@@ -17,6 +17,22 @@ def _cell(figures: dict[str, float] | None) -> str:
     return "–" if not figures else f"{figures['p50']:.2f} / {figures['p95']:.2f}"
 
 
+def _column(run: dict[str, Any]) -> str:
+    """The engine, and which checkout (`--before`) and load (`--busy`) it ran under."""
+    notes = [note for note in ("before" if run.get("code") == "before" else None,) if note]
+    notes += ["busy"] if run.get("busy") else []
+    return ", ".join([run["backend"], *notes])
+
+
+def _labelled(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**run, "backend": _column(run)} for run in runs]
+
+
+def _ms(figures: dict[str, Any] | None, part: str) -> str:
+    value = (figures or {}).get(part, {}).get("p50")
+    return "–" if value is None else f"{value:.2f}"
+
+
 def _by(runs: list[dict[str, Any]]) -> dict[tuple[int, str], dict[str, Any]]:
     return {(run["size"], run["backend"]): run for run in runs}
 
@@ -65,6 +81,7 @@ def headline(runs: list[dict[str, Any]]) -> list[str]:
 
 
 def markdown(runs: list[dict[str, Any]]) -> str:
+    runs = _labelled(runs)
     by = _by(runs)
     sizes = sorted({run["size"] for run in runs})
     backends = list(dict.fromkeys(run["backend"] for run in runs))
@@ -103,22 +120,25 @@ def markdown(runs: list[dict[str, Any]]) -> str:
         "",
         "## Where a call's time goes (p50 ms)",
         "",
-        "Embedding = the query embedding; engine = time inside the engine's API (the vector "
-        "store, count, scroll, facet); overhead = the rest (MCP, validation, result models). "
-        "Straight on engine = the call's vector query replayed on the engine's own API; "
-        "ratio = call without embedding / straight on engine.",
+        "Embedding = the query embedding; engine = time inside the engine's API (search, "
+        "count, scroll, facet); glue = the rest of the tool's handler (our code); MCP = the "
+        "call's time less the handler's (FastMCP server and client layers, validation, "
+        "serialisation). Straight on engine = the call's vector query replayed on the engine's "
+        "own API; ratio = call without embedding / straight on engine. p95 is end to end "
+        "without the embedding.",
         "",
-        "| nodes | engine | profile | call | n | embedding | engine | overhead "
+        "| nodes | engine | profile | call | n | embedding | engine | glue | MCP | p95 "
         "| straight on engine | ratio |",
-        "|---:|---|---|---|---:|---:|---:|---:|---:|---:|",
+        "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for (size, backend), run in sorted(by.items()):
         for (profile, label), call in _calls(run).items():
             raw = call.get("raw_engine", {}).get("p50")
             out.append(
                 f"| {size:,} | {backend} | {profile} | {label} | {call['n']} | "
-                f"{call['embedding']['p50']:.2f} | {call['engine']['p50']:.2f} | "
-                f"{call['overhead']['p50']:.2f} | {'–' if raw is None else f'{raw:.2f}'} | "
+                f"{_ms(call, 'embedding')} | {_ms(call, 'engine')} | {_ms(call, 'glue')} | "
+                f"{_ms(call, 'mcp')} | {call['without_embedding']['p95']:.2f} | "
+                f"{'–' if raw is None else f'{raw:.2f}'} | "
                 f"{call.get('overhead_ratio', '–')} |"
             )
     out += [
@@ -134,7 +154,7 @@ def markdown(runs: list[dict[str, Any]]) -> str:
     out[-2] = out[-2] % f"{baseline:.0f}"
     for (size, backend), run in sorted(by.items()):
         scenarios = run["scenarios"].values()
-        loads = [s["bulk_load_per_s"] for s in scenarios]
+        loads = [s.get("bulk_load_per_s", 0) for s in scenarios]
         ingestion = next((s["ingestion"] for s in scenarios if "ingestion" in s), None)
         browse = "; ".join(
             f"{p} {_cell(s['browse_engine'])}"
@@ -149,8 +169,8 @@ def markdown(runs: list[dict[str, Any]]) -> str:
         )
         out.append(
             f"| {size:,} | {backend} | {min(loads):,.0f}–{max(loads):,.0f} | {ingest} | {browse} | "
-            f"{max(s['reopen_s'] for s in scenarios):.2f} | "
-            f"{sum(s['disk_mb'] for s in scenarios) / len(scenarios):,.1f} | "
+            f"{max(s.get('reopen_s', 0) for s in scenarios):.2f} | "
+            f"{sum(s.get('disk_mb', 0) for s in scenarios) / len(scenarios):,.1f} | "
             f"{run['peak_rss_mb']:,.0f} "
             f"({run.get('peak_anonymous_mb', float('nan')):,.0f}) |"
         )
@@ -189,6 +209,7 @@ def chart(runs: list[dict[str, Any]], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    runs = _labelled(runs)
     by = _by(runs)
     sizes = sorted({run["size"] for run in runs})
     backends = list(dict.fromkeys(run["backend"] for run in runs))

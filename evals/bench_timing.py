@@ -1,8 +1,11 @@
-"""Where a tool call's time goes: the embedder, the engine, and the rest (MCP, pydantic, Python).
+"""Where a tool call's time goes: embedding, engine, glue (our code) and MCP (both ends' layers).
 
-`TimedEmbedder` and `TimedBackend` wrap the real ones and add up the seconds spent inside them;
-the backend wrapper also times the vector stores it hands out and remembers the last vector query
-(vector, filter, top-k), so the same query can be replayed straight on the engine.
+`TimedEmbedder` (the real model) and `TimedBackend` (a proxy of the real engine) add up the
+seconds spent inside them; the backend proxy also times the vector stores it hands out and
+remembers the last vector query (vector, filter, top-k), so it can be replayed straight on the
+engine. `HandlerClock` times the tools' handlers (our code, in their worker thread): glue is the
+handler's time less embedding and engine, MCP the call's time less the handler's. All of it runs
+on any checkout of scoperag (`bench.py --before`).
 """
 
 from __future__ import annotations
@@ -21,14 +24,15 @@ from scoperag.core.embeddings import Embedder
 
 @dataclass
 class Clock:
-    """Seconds spent in the embedder and in the engine since the last reset."""
+    """Seconds spent in the embedder, the engine and the tools' handlers since the last reset."""
 
     embedding: float = 0.0
     engine: float = 0.0
+    handler: float = 0.0
     last_query: dict[str, Any] = field(default_factory=dict)
 
     def reset(self) -> None:
-        self.embedding = self.engine = 0.0
+        self.embedding = self.engine = self.handler = 0.0
         self.last_query = {}
 
 
@@ -44,11 +48,9 @@ def _timed(call: Callable[..., Any], clock: Clock, bucket: str) -> Callable[...,
 
 
 class TimedEmbedder(Embedder):
-    """The real embedder, its query and text embedding time added to a clock."""
+    """The real embedder, its query and text embedding time added to `clock` (once set)."""
 
-    def __init__(self, inner: Embedder, clock: Clock) -> None:
-        super().__init__(inner.settings, same_model_as=inner)
-        self.clock = clock
+    clock = Clock()
 
     def embed_query(self, text: str) -> list[float]:
         return _timed(super().embed_query, self.clock, "embedding")(text)
@@ -85,9 +87,38 @@ class TimedBackend:
     def vector_store(self, collection: str) -> _TimedStore:
         return _TimedStore(self.inner.vector_store(collection), self._clock)
 
+    def search(
+        self,
+        collection: str,
+        dense: list[float],
+        text: Any,
+        flt: Any,
+        limit: int,
+        *rest: Any,
+        **kwargs: Any,
+    ) -> Any:
+        self._clock.last_query = {"vector": dense, "filter": flt, "top_k": limit}
+        return _timed(self.inner.search, self._clock, "engine")(
+            collection, dense, text, flt, limit, *rest, **kwargs
+        )
+
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self.inner, name)
         return _timed(attribute, self._clock, "engine") if callable(attribute) else attribute
+
+
+class HandlerClock:
+    """Adds the seconds each tool handler runs (in its worker thread) to `clock.handler`."""
+
+    def __init__(self, clock: Clock) -> None:
+        from scoperag.server import tooling
+
+        run_in_thread = tooling.in_thread
+
+        async def timed(handler: Callable[..., Any], *args: Any) -> Any:
+            return await run_in_thread(_timed(handler, clock, "handler"), *args)
+
+        tooling.in_thread = timed
 
 
 def raw_query(
