@@ -1,0 +1,74 @@
+"""`VectorBackend.key_values`: every value of an indexed key, never older than the last write.
+
+Name lookups (dnd) match the query against this list and count only the candidates under the
+caller's filter, so a list kept from before a write would hide what was just stored.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from qdrant_client import models
+
+from scoperag.core.backend import VectorBackend
+from scoperag.core.edge_backend import EdgeBackend
+from scoperag.core.key_values import KeyValues
+from scoperag.core.qdrant_client_backend import QdrantClientBackend
+
+DIM = 4
+
+
+def _point(n: int, name: str) -> models.PointStruct:
+    vector = [1.0, float(n), 0.5, 0.25]
+    return models.PointStruct(id=n, vector={"text-dense": vector}, payload={"name": name})
+
+
+@pytest.fixture(params=["edge", "local"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorBackend]:
+    if request.param == "edge":
+        opened: VectorBackend = EdgeBackend.open(tmp_path / "edge")
+    else:
+        opened = QdrantClientBackend.local(tmp_path / "local")
+    opened.create_collection("c", DIM, {})
+    opened.create_index("c", "name", models.PayloadSchemaType.KEYWORD)
+    yield opened
+    opened.close()
+
+
+def test_every_write_shows_in_the_next_list(backend: VectorBackend) -> None:
+    """Regression: a kept list must not hide a value written after it was read."""
+    backend.upsert_points("c", [_point(1, "Fireball"), _point(2, "Shield")])
+    assert sorted(backend.key_values("c", "name")) == ["Fireball", "Shield"]
+    backend.upsert_points("c", [_point(3, "Wish")])
+    assert sorted(backend.key_values("c", "name")) == ["Fireball", "Shield", "Wish"]
+    backend.set_payload("c", 1, {"name": "Fire Bolt"})
+    assert "Fire Bolt" in backend.key_values("c", "name")
+
+
+def test_a_list_read_during_a_write_is_not_kept() -> None:
+    """Regression: a read that overlaps a write returns its list but never keeps it."""
+    values = KeyValues()
+    reads = []
+
+    def read() -> list[str]:
+        reads.append(1)
+        return [f"read {len(reads)}"]
+
+    writing, done = threading.Event(), threading.Event()
+
+    def write() -> None:
+        with values.writing():
+            writing.set()
+            done.wait(5)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    writing.wait(5)
+    assert values.get("name", read) == ["read 1"]
+    done.set()
+    writer.join()
+    assert values.get("name", read) == ["read 2"]
+    assert values.get("name", read) == ["read 2"]  # kept now: no write since
