@@ -92,6 +92,8 @@ async def run(sides: list[Side], embedder: Any, queries: list[str], args: Any) -
     names = [*SCENARIOS, "store"]
     for round_ in range(-2, args.rounds):  # two warm-up rounds, not recorded
         order = sides if round_ % 2 == 0 else sides[::-1]
+        for side in sides if round_ == 0 else []:
+            side.duplicates = 0  # count the measured rounds only
         for scenario in names:
             query = queries.pop()
             for side in order:
@@ -139,6 +141,10 @@ def report(sides: list[Side], measured: dict[str, Any], header: str) -> None:
         if scenario != "store":
             line += f" {rows[peer.name, scenario]:>7} /{rows[ours[0].name, scenario]:>3}"
         print(line)
+    print(
+        f"peer stores refused as semantic duplicates (timed all the same): {peer.duplicates} "
+        f"of {len(peer.times['store'])}"
+    )
     embeds = measured["embeds"]
     print(
         f"query embedding inside scoperag (in memory, same run): p50 {percentile(embeds, 0.5):.1f}"

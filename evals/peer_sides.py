@@ -125,13 +125,17 @@ class Side:
     name: str
     client: Client
     times: dict[str, list[float]] = field(default_factory=dict)
+    duplicates: int = 0  # stores the peer refused as semantically similar to a stored memory
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> tuple[float, int]:
         began = time.perf_counter()
         result = await self.client.call_tool(tool, arguments, raise_on_error=False)
         elapsed = (time.perf_counter() - began) * 1000
-        if result.is_error:
-            raise RuntimeError(f"{self.name} {tool}({arguments}) failed: {result.content}")
+        text = result.content[0].text if result.content else ""
+        if result.is_error and "Duplicate content detected" in text:
+            self.duplicates += 1  # its dedup search ran, the insert did not: a cheaper call
+        elif result.is_error:
+            raise RuntimeError(f"{self.name} {tool}({arguments}) failed: {text}")
         return elapsed, _rows(result)
 
 
