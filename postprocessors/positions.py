@@ -19,8 +19,12 @@ def numbered_sentences(node: BaseNode) -> list[tuple[int, str]]:
 def with_sentences(node: BaseNode, first_sid: int, sentences: list[str]) -> BaseNode:
     """A copy of `node` whose text and metadata hold just `sentences`, from sid `first_sid`."""
     last_sid = first_sid + len(sentences) - 1
-    copy = node.model_copy(deep=True)
-    copy.id_ = f"{node.node_id}:{first_sid}-{last_sid}"
-    copy.metadata.update(pos_start=first_sid, pos_end=last_sid, sentences=list(sentences))
+    metadata = {**node.metadata, "pos_start": first_sid, "pos_end": last_sid}
+    metadata["sentences"] = list(sentences)
+    # a shallow copy with metadata of its own: nothing else of a chunk changes (a deep copy of
+    # every chunk was most of a book search's own time)
+    copy = node.model_copy(
+        update={"id_": f"{node.node_id}:{first_sid}-{last_sid}", "metadata": metadata}
+    )
     copy.set_content(" ".join(sentences))
     return copy

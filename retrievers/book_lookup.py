@@ -94,9 +94,10 @@ class BookLookup:
         return dict(sorted(counts.items()))
 
     def has_book(self, book_id: str) -> bool:
+        """Whether any chunk of the book is stored (one point read, not a count)."""
         if not self.backend.collection_exists(self.collection):
             return False
-        return self.backend.count(self.collection, self._filter(book_id)) > 0
+        return bool(self.backend.scroll(self.collection, self._filter(book_id), limit=1))
 
     def sentence_count(self, book_id: str) -> int:
         """Sentences in the book (0 if it is not ingested)."""

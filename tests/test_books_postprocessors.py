@@ -102,3 +102,18 @@ def test_truncate_then_dedup_stays_within_the_position(
     ranges = [(p.node.metadata["pos_start"], p.node.metadata["pos_end"]) for p in passages]
     assert ranges == [(0, 1), (2, user_pos)]  # the title page is chapter 0
     assert passages[1].node.get_content() == expected_text(book, 2, user_pos)
+
+
+def test_cut_copies_leave_the_retrieved_chunks_as_they_were(
+    chunks: dict[int, TextNode],
+) -> None:
+    """Regression: the copies are shallow now (a deep copy per chunk was most of a search's
+    own time); cutting and merging must still never change the chunks they came from."""
+    before = {start: (node.text, dict(node.metadata)) for start, node in chunks.items()}
+    hits = scored(chunks, (10, 0.9), (14, 0.8), (18, 0.7))
+    kept = SpoilerTruncation(user_pos=16).postprocess_nodes(hits)
+    merged = SentenceDedup().postprocess_nodes(kept)
+    assert merged[0].node.metadata["pos_end"] == 16
+    for hit in hits:
+        start = hit.node.metadata["pos_start"]
+        assert (hit.node.text, hit.node.metadata) == before[start]
