@@ -18,185 +18,29 @@ import argparse
 import asyncio
 import json
 import os
-import random
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bench_engine import AnonymousPeak, browse_engine, disk_mb, recall, rss_mb
-
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from bench_engine import AnonymousPeak, browse_engine, disk_mb, recall, rss_mb  # noqa: E402
+from bench_load import bulk_load, ingestion, settings_for, store_dir  # noqa: E402
+from bench_timing import cpu_burner, measure_calls  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ENGINES = ("local", "edge", "server")
 SLOW_ENGINE_SIZE = 20_000  # above it, local mode (a Python scan, a commit per point) gets
 SLOW_ENGINE_PROFILES = ["pdf", "memory"]  # fewer queries and two profiles: hours otherwise
-PARTS = ("embedding", "engine", "glue", "mcp")  # where a call's time goes (bench_timing)
 
 
 def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-def _settings(data_dir: Path, backend: str, profile: str) -> Any:
-    from scoperag.core.settings import Settings
-
-    if backend == "server":
-        return Settings(
-            data_dir=data_dir, qdrant_url=os.environ["SCOPERAG_QDRANT_URL"], profiles=[profile]
-        )
-    return Settings(data_dir=data_dir, backend=backend, profiles=[profile])
-
-
-def _nodes(scenario: Any, passages: list[Any], vectors: Any, start: int = 0) -> list[Any]:
-    from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
-
-    from scoperag.pipelines.store import stable_id
-
-    nodes = []
-    for offset, passage in enumerate(passages):
-        n = start + offset
-        metadata, source = scenario.payload(n, passage)
-        nodes.append(
-            TextNode(
-                id_=stable_id("bench", scenario.profile, n),
-                text=passage.text,
-                metadata=metadata,
-                # as in the profiles' pipelines, the vector is of the text alone
-                excluded_embed_metadata_keys=list(metadata),
-                excluded_llm_metadata_keys=list(metadata),
-                relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=source)},
-                embedding=None if vectors is None else vectors[offset].tolist(),
-            )
-        )
-    return nodes
-
-
-def _bulk_load(
-    runtime: Any, scenario: Any, fields: list[Any], corpus: list[Any], vectors: Any
-) -> float:
-    """Write the corpus with its cached vectors; returns nodes per second."""
-    from scoperag.core.collections import prepare_for_writing
-
-    backend = runtime.backend
-    prepare_for_writing(backend, runtime.embedder, scenario.collection, fields)
-    store = backend.vector_store(scenario.collection)
-    began = time.perf_counter()
-    for start in range(0, len(corpus), 1000):
-        stop = start + 1000
-        store.add(_nodes(scenario, corpus[start:stop], vectors[start:stop], start))
-    return len(corpus) / (time.perf_counter() - began)
-
-
-def _ingestion(runtime: Any, scenario: Any, fields: list[Any], held_out: list[Any]) -> dict:
-    """Raw embedding throughput vs the pipeline's last steps (embed + write) on new nodes."""
-    from scoperag.pipelines.store import EmbedNodes, write_nodes
-
-    texts = [passage.text for passage in held_out]
-    began = time.perf_counter()
-    runtime.embedder.embed_texts(texts)
-    raw = len(texts) / (time.perf_counter() - began)
-    nodes = _nodes(scenario, held_out, None, start=10**9)
-    began = time.perf_counter()
-    EmbedNodes(embedder=runtime.embedder)(nodes)
-    write_nodes(runtime.backend, runtime.embedder, scenario.collection, fields, nodes)
-    ingest = len(nodes) / (time.perf_counter() - began)
-    return {
-        "texts": len(texts),
-        "raw_embedding_per_s": round(raw, 1),
-        "ingestion_per_s": round(ingest, 1),
-        "ratio": round(ingest / raw, 3),
-    }
-
-
-async def _tool_calls(
-    runtime: Any, real: Any, scenario: Any, queries: list[str], clock: Any
-) -> dict:
-    from bench_timing import TimedBackend, percentiles, raw_query
-    from fastmcp import Client
-
-    from scoperag.server.app import build_server
-
-    runtime.embedder.clock = clock
-    runtime.__dict__["backend"] = TimedBackend(real, clock)
-    rng = random.Random(3)
-    results: dict[str, Any] = {}
-    async with Client(build_server(runtime)) as client:
-        for tool, arguments in scenario.setup:
-            await client.call_tool(tool, arguments)
-        for call in scenario.calls:
-            rows: dict[str, list[float]] = {k: [] for k in (*PARTS, "total", "raw")}
-            hits = 0
-            for number, query in enumerate([*queries[:3], *queries]):
-                arguments = call.arguments(query, rng)
-                clock.reset()
-                began = time.perf_counter()
-                result = await client.call_tool(call.tool, arguments, raise_on_error=False)
-                total = time.perf_counter() - began
-                if result.is_error:
-                    raise RuntimeError(f"{call.tool} {arguments}: {result.content[0].text}")
-                if number < 3:  # warm-up
-                    continue
-                rows["total"].append(total)
-                rows["embedding"].append(clock.embedding)
-                rows["engine"].append(clock.engine)
-                rows["glue"].append(clock.handler - clock.embedding - clock.engine)
-                rows["mcp"].append(total - clock.handler)
-                hits += bool(result.structured_content or result.content)
-                last = clock.last_query
-                if last and not call.browse:
-                    began = time.perf_counter()
-                    raw_query(
-                        real, scenario.collection, last["vector"], last["filter"], last["top_k"]
-                    )
-                    rows["raw"].append(time.perf_counter() - began)
-            without = [t - e for t, e in zip(rows["total"], rows["embedding"], strict=True)]
-            summary = {
-                "n": len(rows["total"]),
-                "answered": hits,
-                "browse": call.browse,
-                "total": percentiles(rows["total"]),
-                "without_embedding": percentiles(without),
-                **{part: percentiles(rows[part]) for part in PARTS},
-            }
-            if rows["raw"]:
-                summary["raw_engine"] = percentiles(rows["raw"])
-                summary["overhead_ratio"] = round(
-                    summary["without_embedding"]["p50"] / max(summary["raw_engine"]["p50"], 1e-3),
-                    1,
-                )
-            results[call.label] = summary
-            _log(f"  {call.label}: {summary['without_embedding']} ms without embedding")
-    return results
-
-
-@contextmanager
-def cpu_burner(busy: bool) -> Iterator[None]:
-    """With `busy`, another process keeps one core busy meanwhile (the issue's p95 condition)."""
-    if not busy:
-        yield
-        return
-    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    try:
-        yield
-    finally:
-        burner.kill()
-        burner.wait()
-
-
-def _store_dir(options: dict[str, Any], backend: str, size: int, profile: str) -> Path:
-    """A fresh data dir, or with --store a kept one per checkout, engine, size and profile."""
-    if not options["store"]:
-        return Path(tempfile.mkdtemp(prefix=f"bench-{backend}-"))
-    return Path(options["store"]) / f"{options['code']}-{backend}-{size}-{profile}"
 
 
 def run_scenario(
@@ -214,9 +58,9 @@ def run_scenario(
     from scoperag.server.runtime import Runtime
 
     corpus, vectors, queries, held_out = data
-    data_dir = _store_dir(options, backend, size, scenario.profile)
+    data_dir = store_dir(options, backend, size, scenario.profile)
     filled = (data_dir / "filled").is_file()
-    settings = _settings(data_dir, backend, scenario.profile)
+    settings = settings_for(data_dir, backend, scenario.profile)
     contract = importlib.import_module(CONTRACT_MODULES[scenario.profile])
     fields = contract.required_indexes(settings)[scenario.collection]
     runtime = Runtime(settings, embedder=embedder)
@@ -224,14 +68,14 @@ def run_scenario(
     try:
         real = getattr(runtime.backend, "engine", runtime.backend)  # the engine, not sharing
         if not filled:
-            out["bulk_load_per_s"] = round(_bulk_load(runtime, scenario, fields, corpus, vectors))
+            out["bulk_load_per_s"] = round(bulk_load(runtime, scenario, fields, corpus, vectors))
             _log(f" {scenario.profile}: loaded {size} nodes at {out['bulk_load_per_s']}/s")
             (data_dir / "filled").touch()
         if held_out and not options["quick"]:
-            out["ingestion"] = _ingestion(runtime, scenario, fields, held_out)
+            out["ingestion"] = ingestion(runtime, scenario, fields, held_out)
             _log(f"  ingestion {out['ingestion']}")
         with cpu_burner(options["busy"]):
-            calls = _tool_calls(runtime, real, scenario, queries, options["clock"])
+            calls = measure_calls(runtime, real, scenario, queries, options["clock"], _log)
             out["calls"] = asyncio.run(calls)
         runtime.__dict__["backend"] = real
         if scenario.recency_key:

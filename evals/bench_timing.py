@@ -10,9 +10,13 @@ on any checkout of scoperag (`bench.py --before`).
 
 from __future__ import annotations
 
+import random
 import statistics
+import subprocess
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +24,8 @@ from qdrant_client import models
 
 from scoperag.core.backend import DENSE_VECTOR, VectorBackend
 from scoperag.core.embeddings import Embedder
+
+PARTS = ("embedding", "engine", "glue", "mcp")  # where a call's time goes
 
 
 @dataclass
@@ -178,3 +184,83 @@ def percentiles(seconds: list[float]) -> dict[str, float]:
     ms = sorted(1000 * s for s in seconds)
     p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
     return {"p50": round(statistics.median(ms), 3), "p95": round(p95, 3)}
+
+
+@contextmanager
+def cpu_burner(busy: bool) -> Iterator[None]:
+    """With `busy`, another process keeps one core busy meanwhile (the issue's p95 condition)."""
+    if not busy:
+        yield
+        return
+    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        yield
+    finally:
+        burner.kill()
+        burner.wait()
+
+
+async def measure_calls(
+    runtime: Any,
+    real: Any,
+    scenario: Any,
+    queries: list[str],
+    clock: Clock,
+    log: Callable[[str], None],
+) -> dict:
+    """Each of the scenario's calls through MCP (in-memory client): p50/p95 of every part."""
+    from fastmcp import Client
+
+    from scoperag.server.app import build_server
+
+    runtime.embedder.clock = clock
+    runtime.__dict__["backend"] = TimedBackend(real, clock)
+    rng = random.Random(3)
+    results: dict[str, Any] = {}
+    async with Client(build_server(runtime)) as client:
+        for tool, arguments in scenario.setup:
+            await client.call_tool(tool, arguments)
+        for call in scenario.calls:
+            rows: dict[str, list[float]] = {k: [] for k in (*PARTS, "total", "raw")}
+            hits = 0
+            for number, query in enumerate([*queries[:3], *queries]):
+                arguments = call.arguments(query, rng)
+                clock.reset()
+                began = time.perf_counter()
+                result = await client.call_tool(call.tool, arguments, raise_on_error=False)
+                total = time.perf_counter() - began
+                if result.is_error:
+                    raise RuntimeError(f"{call.tool} {arguments}: {result.content[0].text}")
+                if number < 3:  # warm-up
+                    continue
+                rows["total"].append(total)
+                rows["embedding"].append(clock.embedding)
+                rows["engine"].append(clock.engine)
+                rows["glue"].append(clock.handler - clock.embedding - clock.engine)
+                rows["mcp"].append(total - clock.handler)
+                hits += bool(result.structured_content or result.content)
+                last = clock.last_query
+                if last and not call.browse:
+                    began = time.perf_counter()
+                    raw_query(
+                        real, scenario.collection, last["vector"], last["filter"], last["top_k"]
+                    )
+                    rows["raw"].append(time.perf_counter() - began)
+            without = [t - e for t, e in zip(rows["total"], rows["embedding"], strict=True)]
+            summary = {
+                "n": len(rows["total"]),
+                "answered": hits,
+                "browse": call.browse,
+                "total": percentiles(rows["total"]),
+                "without_embedding": percentiles(without),
+                **{part: percentiles(rows[part]) for part in PARTS},
+            }
+            if rows["raw"]:
+                summary["raw_engine"] = percentiles(rows["raw"])
+                summary["overhead_ratio"] = round(
+                    summary["without_embedding"]["p50"] / max(summary["raw_engine"]["p50"], 1e-3),
+                    1,
+                )
+            results[call.label] = summary
+            log(f"  {call.label}: {summary['without_embedding']} ms without embedding")
+    return results
