@@ -2,9 +2,9 @@
 one core busy (issue 15: p95 <= 2x p50 under load).
 
 Loads the local model once and, in alternating rounds (so machine noise hits every setting alike),
-embeds single queries with each thread count, first quiet, then with a CPU-burning subprocess
-running. Prints p50/p95 (ms) and p95/p50 per setting. `--reference` adds sentence-transformers'
-`encode` (the previous query path) on the same weights, for comparison.
+embeds single queries with each thread count, first as the machine is ("no burner"), then with
+a CPU-burning subprocess running ("+ burner"). Prints p50/p95 (ms) and p95/p50 per setting.
+`--reference` adds sentence-transformers' `encode` (the previous query path) on the same weights.
 
     python evals/embedding_load.py --rounds 6 --per-round 40 --threads 1,2 [--reference]
 
@@ -86,11 +86,11 @@ def main() -> None:
     args = parser.parse_args()
     embedder = Embedder(Settings(data_dir=Path("/nonexistent-unused")))
     embedder.embed_query("warm-up")
-    results = _run(args, embedder, "quiet")
+    results = _run(args, embedder, "no burner")
     burner = subprocess.Popen([sys.executable, "-c", BURNER])
     try:
         time.sleep(1)
-        results |= _run(args, embedder, "1 core busy")
+        results |= _run(args, embedder, "+ burner")
     finally:
         burner.kill()
         burner.wait()
