@@ -105,6 +105,11 @@ class Embedder:
                     self.__dict__["_backend"] = loaded
         return loaded
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory (a call that embeds would not wait for it)."""
+        return "_backend" in self.__dict__
+
     @cached_property
     def model(self) -> BaseEmbedding:
         """The same model as a LlamaIndex `BaseEmbedding` (notebooks, `VectorStoreIndex`)."""

@@ -16,6 +16,7 @@ from scoperag.server.tooling import (  # noqa: E402
     ScoperagErrorMiddleware,
     StrictArgumentsMiddleware,
 )
+from scoperag.server.warm_up import ModelLoadingNotice  # noqa: E402
 
 # profile -> module with `build(runtime) -> FastMCP` (imported only when the profile is on)
 PROFILE_MODULES = {
@@ -45,7 +46,11 @@ def instructions(profiles: list[str]) -> str:
 def build_server(runtime: Runtime | None = None) -> FastMCP:
     """The server for `runtime` (default: settings from the environment)."""
     runtime = runtime or Runtime(Settings())
-    middleware = [StrictArgumentsMiddleware(), ScoperagErrorMiddleware()]
+    middleware = [
+        StrictArgumentsMiddleware(),
+        ScoperagErrorMiddleware(),
+        ModelLoadingNotice(runtime),
+    ]
     mcp = FastMCP(
         "scoperag", instructions=instructions(runtime.settings.profiles), middleware=middleware
     )

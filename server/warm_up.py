@@ -16,8 +16,13 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from fastmcp.server.middleware import Middleware, MiddlewareContext
+
 from scoperag.server.runtime import Runtime
 
+# arguments whose text a call embeds: such a call waits for the model
+EMBEDDED_ARGUMENTS = ("query", "quote")
+LOADING_NOTICE = "loading the embedding model (first call after start-up); the answer follows"
 _IMPORTING = threading.RLock()  # the warm-up's imports and a first call's, one after the other
 _HANDLER_MODULES: dict[str, None] = {}  # every deferred handler's module, in declaration order
 
@@ -57,3 +62,18 @@ def start_warm_up(runtime: Runtime) -> threading.Thread:
     )
     thread.start()
     return thread
+
+
+class ModelLoadingNotice(Middleware):
+    """A call that will wait for the model still loading gets a progress notification saying
+    so (when the client asked for progress), instead of a silent wait."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
+        arguments = context.message.arguments or {}
+        embeds = any(arguments.get(name) for name in EMBEDDED_ARGUMENTS)
+        if embeds and context.fastmcp_context and not self.runtime.embedder.loaded:
+            await context.fastmcp_context.report_progress(0, None, LOADING_NOTICE)
+        return await call_next(context)

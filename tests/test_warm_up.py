@@ -14,7 +14,7 @@ from scoperag.core.embeddings import Embedder
 from scoperag.pipelines.memories import make_memory, store_memories
 from scoperag.server.app import build_server
 from scoperag.server.runtime import Runtime
-from scoperag.server.warm_up import start_warm_up
+from scoperag.server.warm_up import LOADING_NOTICE, start_warm_up
 
 
 @pytest.fixture
@@ -52,10 +52,18 @@ async def test_query_less_answers_while_the_model_loads(
             tagged = await client.call_tool("search", {"tags": ["storage"], "mode": "tag"})
             assert "sqlite" in tagged.content[0].text
             assert "_backend" not in runtime.embedder.__dict__  # answered without the model
-            searching = asyncio.create_task(client.call_tool("search", {"query": "cache file"}))
+            notices: list[str | None] = []
+
+            async def on_progress(done: float, total: float | None, message: str | None) -> None:
+                notices.append(message)
+
+            searching = asyncio.create_task(
+                client.call_tool("search", {"query": "cache file"}, progress_handler=on_progress)
+            )
             await asyncio.sleep(0.5)
             assert not searching.done()  # waits for the model
             assert gated_model_load.loaders == ["scoperag-warm-up"]  # type: ignore[attr-defined]
+            assert notices == [LOADING_NOTICE]  # told why it waits
             gated_model_load.set()
             found = await asyncio.wait_for(searching, timeout=120)
             assert "sqlite" in found.content[0].text
