@@ -109,7 +109,8 @@ class DndService:
                 COLLECTION, flt, values["limit"], order_by=models.OrderBy(key="name_order")
             )
             results = [_hit(metadata_dict_to_node(record.payload)) for record in records]
-            total = backend.count(COLLECTION, flt)
+            short = len(records) < values["limit"]  # then these are all: nothing to count
+            total = len(records) if short else backend.count(COLLECTION, flt)
         if not results:
             notes = self._unknown_values(lookup, values)
             message = " ".join([f"No {lookup.kind} matches these filters.", *notes])
