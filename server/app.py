@@ -16,7 +16,7 @@ from scoperag.server.tooling import (  # noqa: E402
     ScoperagErrorMiddleware,
     StrictArgumentsMiddleware,
 )
-from scoperag.server.warm_up import ModelLoadingNotice  # noqa: E402
+from scoperag.server.warm_up import StartUpMiddleware  # noqa: E402
 
 # profile -> module with `build(runtime) -> FastMCP` (imported only when the profile is on)
 PROFILE_MODULES = {
@@ -49,7 +49,7 @@ def build_server(runtime: Runtime | None = None) -> FastMCP:
     middleware = [
         StrictArgumentsMiddleware(),
         ScoperagErrorMiddleware(),
-        ModelLoadingNotice(runtime),
+        StartUpMiddleware(runtime),
     ]
     mcp = FastMCP(
         "scoperag", instructions=instructions(runtime.settings.profiles), middleware=middleware

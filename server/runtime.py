@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,7 @@ class Runtime:
 
     def __init__(self, settings: Settings | None = None, embedder: Embedder | None = None) -> None:
         self.settings = settings or Settings()
+        self.tools_listed = threading.Event()  # a client has the tool list (warm-up's cue)
         if embedder is not None:  # share one loaded model (tests, notebooks, benchmarks)
             self.__dict__["embedder"] = embedder
 

@@ -2,10 +2,12 @@
 
 A profile's handlers (`module:Class(runtime)`) pull in LlamaIndex, qdrant-client and pypdf, and
 the query path the embedding model: seconds of imports that `initialize` and `tools/list` must
-not wait for. `serve` starts `start_warm_up` as soon as the server is built: it imports the
-handlers' modules, then loads and warms the model, in a daemon thread. A call that arrives
-meanwhile waits only for what it needs: the handlers (one import at a time, `_IMPORTING`), and
-the model if it embeds (the embedder's own lock).
+not wait for. `serve` starts `start_warm_up` as soon as the server is built: a daemon thread
+that waits until the client has its tool list (or `LIST_GRACE_SECONDS`: both run on the same
+interpreter lock, so warming up earlier would slow `tools/list` down), then imports the
+handlers' modules and loads and warms the model. A call that arrives meanwhile waits only for
+what it needs: the handlers (one import at a time, `_IMPORTING`), and the model if it embeds
+(the embedder's own lock), told so by a progress notification (`StartUpMiddleware`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +26,7 @@ from scoperag.server.runtime import Runtime
 # arguments whose text a call embeds: such a call waits for the model
 EMBEDDED_ARGUMENTS = ("query", "quote")
 LOADING_NOTICE = "loading the embedding model (first call after start-up); the answer follows"
+LIST_GRACE_SECONDS = 1.0  # the warm-up starts at the latest this long after the server is built
 _IMPORTING = threading.RLock()  # the warm-up's imports and a first call's, one after the other
 _HANDLER_MODULES: dict[str, None] = {}  # every deferred handler's module, in declaration order
 
@@ -47,29 +51,38 @@ def deferred_service(path: str, *args: Any) -> Callable[[], Any]:
     return service
 
 
-def _warm_up(runtime: Runtime) -> None:
+def _warm_up(runtime: Runtime, listed: threading.Event) -> None:
+    listed.wait(LIST_GRACE_SECONDS)
     for module in list(_HANDLER_MODULES):
         with _IMPORTING:
             importlib.import_module(module)
+        time.sleep(0.005)  # a first call waiting for its handler takes the lock before the next
     with contextlib.suppress(Exception):  # the first call that needs the model reports why
         _ = runtime.embedder.info  # loads the model and embeds a probe (first-call costs)
 
 
 def start_warm_up(runtime: Runtime) -> threading.Thread:
-    """Import the handlers, then load the model, in a daemon thread started now."""
+    """Import the handlers, then load the model, in a daemon thread started now, which first
+    waits for the client's `tools/list` (at most `LIST_GRACE_SECONDS`)."""
     thread = threading.Thread(
-        target=_warm_up, args=(runtime,), name="scoperag-warm-up", daemon=True
+        target=_warm_up, args=(runtime, runtime.tools_listed), name="scoperag-warm-up", daemon=True
     )
     thread.start()
     return thread
 
 
-class ModelLoadingNotice(Middleware):
-    """A call that will wait for the model still loading gets a progress notification saying
-    so (when the client asked for progress), instead of a silent wait."""
+class StartUpMiddleware(Middleware):
+    """Marks the first `tools/list` answered (the warm-up's cue), and gives a call that will
+    wait for the model still loading a progress notification saying so (when the client asked
+    for progress), instead of a silent wait."""
 
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
+
+    async def on_list_tools(self, context: MiddlewareContext, call_next: Any) -> Any:
+        tools = await call_next(context)
+        self.runtime.tools_listed.set()
+        return tools
 
     async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
         arguments = context.message.arguments or {}

@@ -49,6 +49,7 @@ async def test_query_less_answers_while_the_model_loads(
     warm_up = start_warm_up(runtime)
     try:
         async with Client(build_server(runtime)) as client:
+            await client.list_tools()  # as clients do first: the warm-up's cue
             tagged = await client.call_tool("search", {"tags": ["storage"], "mode": "tag"})
             assert "sqlite" in tagged.content[0].text
             assert "_backend" not in runtime.embedder.__dict__  # answered without the model
@@ -60,7 +61,10 @@ async def test_query_less_answers_while_the_model_loads(
             searching = asyncio.create_task(
                 client.call_tool("search", {"query": "cache file"}, progress_handler=on_progress)
             )
-            await asyncio.sleep(0.5)
+            for _ in range(600):  # the warm-up imports every handler, then loads the model
+                if gated_model_load.loaders and notices:  # type: ignore[attr-defined]
+                    break
+                await asyncio.sleep(0.1)
             assert not searching.done()  # waits for the model
             assert gated_model_load.loaders == ["scoperag-warm-up"]  # type: ignore[attr-defined]
             assert notices == [LOADING_NOTICE]  # told why it waits
