@@ -19,6 +19,7 @@ class Runtime:
     def __init__(self, settings: Settings | None = None, embedder: Embedder | None = None) -> None:
         self.settings = settings or Settings()
         self.tools_listed = threading.Event()  # a client has the tool list (warm-up's cue)
+        self.calls_running = 0  # tool calls in progress: the warm-up gives way to them
         if embedder is not None:  # share one loaded model (tests, notebooks, benchmarks)
             self.__dict__["embedder"] = embedder
 

@@ -51,12 +51,20 @@ def deferred_service(path: str, *args: Any) -> Callable[[], Any]:
     return service
 
 
+def _give_way(runtime: Runtime) -> None:
+    """Wait while tool calls run: they share the interpreter lock with the warm-up."""
+    time.sleep(0.005)  # a first call waiting for its handler takes `_IMPORTING` now
+    while runtime.calls_running:
+        time.sleep(0.01)
+
+
 def _warm_up(runtime: Runtime, listed: threading.Event) -> None:
     listed.wait(LIST_GRACE_SECONDS)
     for module in list(_HANDLER_MODULES):
+        _give_way(runtime)
         with _IMPORTING:
             importlib.import_module(module)
-        time.sleep(0.005)  # a first call waiting for its handler takes the lock before the next
+    _give_way(runtime)  # a call that needs the model meanwhile loads it itself
     with contextlib.suppress(Exception):  # the first call that needs the model reports why
         _ = runtime.embedder.info  # loads the model and embeds a probe (first-call costs)
 
@@ -72,9 +80,9 @@ def start_warm_up(runtime: Runtime) -> threading.Thread:
 
 
 class StartUpMiddleware(Middleware):
-    """Marks the first `tools/list` answered (the warm-up's cue), and gives a call that will
-    wait for the model still loading a progress notification saying so (when the client asked
-    for progress), instead of a silent wait."""
+    """Marks the first `tools/list` answered (the warm-up's cue), counts the calls running (the
+    warm-up gives way to them), and gives a call that will wait for the model still loading a
+    progress notification saying so (when the client asked for progress)."""
 
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
@@ -89,4 +97,8 @@ class StartUpMiddleware(Middleware):
         embeds = any(arguments.get(name) for name in EMBEDDED_ARGUMENTS)
         if embeds and context.fastmcp_context and not self.runtime.embedder.loaded:
             await context.fastmcp_context.report_progress(0, None, LOADING_NOTICE)
-        return await call_next(context)
+        self.runtime.calls_running += 1  # on the event loop's thread only
+        try:
+            return await call_next(context)
+        finally:
+            self.runtime.calls_running -= 1
