@@ -138,7 +138,7 @@ class Side:
         text = result.content[0].text if result.content else ""
         if result.is_error and "Duplicate content detected" in text:
             self.duplicates += 1  # its dedup search ran, the insert did not: a cheaper call
-        elif result.is_error:
+        elif result.is_error or text.startswith("Error"):  # the peer answers some errors as text
             raise RuntimeError(f"{self.name} {tool}({arguments}) failed: {text}")
         return elapsed, _contents(result)
 
