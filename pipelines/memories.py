@@ -33,8 +33,8 @@ from scoperag.core.contracts.memory import (
 from scoperag.core.embeddings import Embedder
 from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.core.fields import build_filter
-from scoperag.pipelines.memory_order import assign_order, backfill_order
-from scoperag.pipelines.store import EmbedNodes, stable_id, write_nodes
+from scoperag.pipelines.memory_order import assign_order
+from scoperag.pipelines.store import EmbedNodes, stable_id
 
 Progress = Callable[[int, int], None]
 _LLM_KEYS = {"tags", "memory_type", "created_at"}  # what a query engine's LLM sees beside the text
@@ -114,9 +114,12 @@ def store_memories(
     progress: Progress | None = None,
     batch_size: int = 256,
 ) -> StoreReport:
-    """Embed and write the memories not stored yet, in batches; the rest are duplicates."""
+    """Embed and write the memories not stored yet, in batches; the rest are duplicates.
+
+    The collection is prepared once; memories stored before the order key existed get theirs
+    on the next newest-first read (`backfill_order`), which new keys never collide with."""
     prepare_for_writing(backend, embedder, COLLECTION, MEMORY_INDEXES)
-    backfill_order(backend)
+    store = backend.vector_store(COLLECTION)
     report = StoreReport()
     first: dict[str, MemoryPayload] = {}
     for memory in memories:
@@ -135,7 +138,7 @@ def store_memories(
         if new:
             assign_order(backend, new)
             nodes = embed.run(nodes=[memory_node(memory) for memory in new])
-            write_nodes(backend, embedder, COLLECTION, MEMORY_INDEXES, nodes)
+            store.add(list(nodes))
             report.stored += [memory.content_hash for memory in new]
         if progress:
             progress(start + len(batch), len(unique))

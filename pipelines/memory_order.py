@@ -4,7 +4,7 @@ Qdrant's `order_by` has one key and no tie-breaker: memories with equal timestam
 an order that changed with the page size, repeating some and skipping others across pages. Each
 memory gets `created_order = created_at in ms * 2**15 + slot`, where the slot counts the
 memories already stored in that millisecond (one writer per data dir). Memories stored before
-this key existed get one on the next write or newest-first read (ordered by time, then hash).
+this key existed get one on the next newest-first read (ordered by time, then hash).
 """
 
 from __future__ import annotations
