@@ -37,6 +37,8 @@ os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
 import numpy as np  # noqa: E402
 from bench_corpus import cached_vectors, passages  # noqa: E402
+from bench_timing import Clock  # noqa: E402
+from call_breakdown import CountedBackend, HandlerClock  # noqa: E402
 
 from scoperag.core.contracts.memory import MemoryPayload  # noqa: E402
 from scoperag.core.embeddings import Embedder  # noqa: E402
@@ -140,27 +142,6 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-class HandlerClock:
-    """Seconds spent inside the memory tools' handlers (`MemoryService.search` and `store`)."""
-
-    def __init__(self) -> None:
-        from scoperag.server.memory_service import MemoryService
-
-        self.seconds = 0.0
-        for name in ("search", "store"):
-            setattr(MemoryService, name, self._timed(getattr(MemoryService, name)))
-
-    def _timed(self, method: Any) -> Any:
-        def run(service: Any, params: Any) -> Any:
-            began = time.perf_counter()
-            try:
-                return method(service, params)
-            finally:
-                self.seconds += time.perf_counter() - began
-
-        return run
-
-
 def _call(name: str, index: int) -> tuple[str, dict[str, Any]]:
     """The tool and arguments of call `index` of a scenario."""
     if name == STORE:
@@ -170,7 +151,9 @@ def _call(name: str, index: int) -> tuple[str, dict[str, Any]]:
     return "search", {"query": query, **SCENARIOS[name]}
 
 
-async def measure(server: Any, clock: Any, handler: HandlerClock, rounds: int) -> dict[str, Any]:
+async def measure(
+    server: Any, backend: CountedBackend, clock: Clock, handler: HandlerClock, rounds: int
+) -> dict[str, Any]:
     """p50/p95 of each scenario's calls and p50 of each part of them (milliseconds)."""
     from fastmcp import Client
 
@@ -179,6 +162,7 @@ async def measure(server: Any, clock: Any, handler: HandlerClock, rounds: int) -
         await client.call_tool("search", {"query": "warm-up"})
         for name in [*SCENARIOS, STORE]:
             parts: dict[str, list[float]] = {}
+            calls_before = backend.calls
             for index in range(rounds):
                 tool, arguments = _call(name, index)
                 clock.reset()
@@ -197,6 +181,7 @@ async def measure(server: Any, clock: Any, handler: HandlerClock, rounds: int) -
                     parts.setdefault(part, []).append(seconds * 1000)
             figures[name] = {part: percentile(values, 0.5) for part, values in parts.items()}
             figures[name]["p95"] = percentile(parts["total"], 0.95)
+            figures[name]["calls"] = (backend.calls - calls_before) / rounds
             _print_row(name, figures[name])
     return figures
 
@@ -205,12 +190,13 @@ def _print_row(name: str, row: dict[str, float]) -> None:
     if name == next(iter(SCENARIOS)):
         print(
             f"{'scenario (p50 ms)':28} {'total':>6} {'p95':>6} {'embed':>6} {'engine':>6} "
-            f"{'glue':>6} {'MCP':>6} {'total/embed':>11}"
+            f"{'glue':>6} {'MCP':>6} {'total/embed':>11} {'engine calls':>12}"
         )
-    ratio = f"{row['total'] / row['embed']:11.2f}" if row["embed"] > 0.05 else ""
+    ratio = f"{row['total'] / row['embed']:.2f}" if row["embed"] > 0.05 else ""
     print(
         f"{name:28} {row['total']:6.1f} {row['p95']:6.1f} {row['embed']:6.1f} "
-        f"{row['engine']:6.1f} {row['glue']:6.1f} {row['mcp']:6.1f} {ratio}",
+        f"{row['engine']:6.1f} {row['glue']:6.1f} {row['mcp']:6.1f} {ratio:>11} "
+        f"{row['calls']:12.1f}",
         flush=True,
     )
 
@@ -263,12 +249,15 @@ def main() -> None:
         f"{len(report.stored)} memories written on '{runtime.backend.name}' in {seconds:.1f} s "
         f"({len(report.stored) / seconds:.0f}/s, vectors from cache)"
     )
-    from bench_timing import Clock, TimedBackend
-
     clock = Clock()  # the server's engine and embedder calls from here on are timed
-    runtime.__dict__["backend"] = TimedBackend(runtime.backend, clock)
+    backend = CountedBackend(runtime.backend, clock)
+    runtime.__dict__["backend"] = backend
     embedder.clock = clock
-    figures = asyncio.run(measure(build_server(runtime), clock, HandlerClock(), args.rounds))
+    server = build_server(runtime)
+    from scoperag.server.memory_service import MemoryService
+
+    handler = HandlerClock(MemoryService, ["search", "store"])
+    figures = asyncio.run(measure(server, backend, clock, handler, args.rounds))
     print_targets(figures)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS {peak:.0f} MB; spec bar: 200 ms per search at 10k")
