@@ -39,11 +39,10 @@ os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
 import numpy as np  # noqa: E402
 from bench_corpus import cached_vectors, passages  # noqa: E402
-from bench_timing import Clock  # noqa: E402
-from call_breakdown import CountedBackend, HandlerClock  # noqa: E402
+from bench_timing import Clock, HandlerClock, TimedEmbedder  # noqa: E402
+from call_breakdown import CountedBackend  # noqa: E402
 
 from scoperag.core.contracts.memory import MemoryPayload  # noqa: E402
-from scoperag.core.embeddings import Embedder  # noqa: E402
 from scoperag.core.settings import Settings  # noqa: E402
 from scoperag.pipelines.memories import make_memory, store_memories  # noqa: E402
 
@@ -93,16 +92,13 @@ STORE = "store_memory"  # the scenario storing a new memory per call
 RATIO_TARGET, QUERYLESS_MS, STORE_MS = 1.6, 5.0, 15.0
 
 
-class CachedEmbedder(Embedder):
-    """The real model; texts with a row in `cached` (from the disk cache) are not embedded.
-
-    `clock.embedding` adds up the seconds the model spends (any checkout's `Embedder`)."""
+class CachedEmbedder(TimedEmbedder):
+    """The real model, timed; texts with a row in `cached` (the disk cache) are not embedded."""
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
         self.rows: dict[str, int] = {}
         self.cached = np.zeros((0, 0), dtype=np.float32)
-        self.clock: Any = None  # a bench_timing.Clock once the calls are measured
 
     def use_cache(self, texts: list[str], vectors: np.ndarray) -> None:
         self.rows = {text: row for row, text in enumerate(texts)}
@@ -110,19 +106,8 @@ class CachedEmbedder(Embedder):
 
     def embed_texts(self, texts: list[str]) -> list[list[float]]:
         if not all(text in self.rows for text in texts):
-            return self._timed(super().embed_texts, texts)
+            return super().embed_texts(texts)
         return self.cached[[self.rows[text] for text in texts]].tolist()
-
-    def embed_query(self, text: str) -> list[float]:
-        return self._timed(super().embed_query, text)
-
-    def _timed(self, embed: Any, texts: Any) -> Any:
-        began = time.perf_counter()
-        try:
-            return embed(texts)
-        finally:
-            if self.clock is not None:
-                self.clock.embedding += time.perf_counter() - began
 
 
 def make_memories(texts: list[str], sources: list[str], seed: int = 11) -> list[MemoryPayload]:
@@ -154,7 +139,7 @@ def _call(name: str, index: int) -> tuple[str, dict[str, Any]]:
 
 
 async def measure(
-    server: Any, backend: CountedBackend, clock: Clock, handler: HandlerClock, rounds: int
+    server: Any, backend: CountedBackend, clock: Clock, rounds: int
 ) -> dict[str, Any]:
     """p50/p95 of each scenario's calls and p50 of each part of them (milliseconds)."""
     from fastmcp import Client
@@ -168,7 +153,6 @@ async def measure(
             for index in range(rounds):
                 tool, arguments = _call(name, index)
                 clock.reset()
-                handler.seconds = 0.0
                 began, cpu = time.perf_counter(), time.process_time()
                 await client.call_tool(tool, arguments)
                 total, cpu = time.perf_counter() - began, time.process_time() - cpu
@@ -176,8 +160,8 @@ async def measure(
                     "total": total,
                     "embed": clock.embedding,
                     "engine": clock.engine,
-                    "glue": handler.seconds - clock.embedding - clock.engine,
-                    "mcp": total - handler.seconds,
+                    "glue": clock.handler - clock.embedding - clock.engine,
+                    "mcp": total - clock.handler,
                     "cpu": cpu,
                 }
                 for part, seconds in call.items():
@@ -257,10 +241,8 @@ def main() -> None:
     runtime.__dict__["backend"] = backend
     embedder.clock = clock
     server = build_server(runtime)
-    from scoperag.server.memory_service import MemoryService
-
-    handler = HandlerClock(MemoryService, ["search", "store"])
-    figures = asyncio.run(measure(server, backend, clock, handler, args.rounds))
+    HandlerClock(clock)
+    figures = asyncio.run(measure(server, backend, clock, args.rounds))
     print_targets(figures)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS {peak:.0f} MB; spec bar: 200 ms per search at 10k")
