@@ -14,7 +14,7 @@ import httpx
 import pytest
 from fastmcp import Client
 
-from scoperag.server import tooling
+from scoperag.server import warm_up
 from scoperag.server.app import build_server
 from scoperag.server.http_app import build_http_app
 from scoperag.server.runtime import Runtime
@@ -33,7 +33,7 @@ def slow_loading(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
             time.sleep(2)
         return real_import(name, package)
 
-    monkeypatch.setattr(tooling.importlib, "import_module", import_module)
+    monkeypatch.setattr(warm_up.importlib, "import_module", import_module)
     return started
 
 
