@@ -11,6 +11,7 @@ and `search_params=` like `QdrantVectorStore`; without `search_params` it choose
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 from typing import Any
 
 import qdrant_edge as edge
@@ -55,10 +56,8 @@ class EdgeVectorStore(BasePydanticVectorStore):
     _shard: edge.EdgeShard = PrivateAttr()
     # Conditions of the points no read may return (`core.generations`), set by the backend.
     _hidden: Callable[[], list[models.Filter]] = PrivateAttr(default=list)
-    _values: KeyValues = PrivateAttr(default_factory=KeyValues)
-
-    # LlamaIndex's own translation of `VectorStoreQuery` filters (MetadataFilters, doc_ids,
-    # node_ids) into a Qdrant filter, so both stores read a query's filters the same way.
+    _values: KeyValues = PrivateAttr(default_factory=KeyValues)  # reads kept between writes
+    # LlamaIndex's own translation of `VectorStoreQuery` filters (as QdrantVectorStore reads)
     _build_subfilter = QdrantVectorStore._build_subfilter
     _build_query_filter = QdrantVectorStore._build_query_filter
 
@@ -129,7 +128,7 @@ class EdgeVectorStore(BasePydanticVectorStore):
         self.update(edge.UpdateOperation.delete_points_by_filter(to_edge_filter(flt)))
 
     def update(self, operation: edge.UpdateOperation) -> None:
-        with self._values.writing():  # every write: it drops the kept lists of `key_values`
+        with self._values.writing():  # every write drops what `key_values`/`kept_count` kept
             self._shard.update(operation)
 
     def clear(self) -> None:
@@ -261,8 +260,8 @@ class EdgeVectorStore(BasePydanticVectorStore):
         HNSW with the default beam loses recall when a filter keeps a large share of the points
         but not all of them; a filter that keeps few points is cheaper to search exactly. The
         engine's estimate of the matches (microseconds) settles the common narrow case; an
-        estimate above EXACT_BELOW is checked with an exact count, as estimates of conditions
-        on keys without an index can be far too high.
+        estimate above EXACT_BELOW is checked with an exact count (kept until the next write),
+        as estimates of conditions on keys without an index can be far too high.
         """
         if given is not None:
             given = models.SearchParams.model_validate(given)
@@ -270,7 +269,9 @@ class EdgeVectorStore(BasePydanticVectorStore):
         share = 1.0
         if edge_filter is not None:
             estimate = self._shard.count(edge.CountRequest(exact=False, filter=edge_filter))
-            matches = estimate if estimate <= EXACT_BELOW else self.count_edge(edge_filter)
+            exact = partial(self.count_edge, edge_filter)  # kept until a write
+            key = ("count", repr(edge_filter))  # Debug text: every condition and value
+            matches = estimate if estimate <= EXACT_BELOW else self._values.get(key, exact)
             if matches <= EXACT_BELOW:
                 return edge.SearchParams(exact=True)
             share = min(1.0, matches / max(self._shard.info().points_count, 1))

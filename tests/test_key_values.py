@@ -72,3 +72,38 @@ def test_a_list_read_during_a_write_is_not_kept() -> None:
     writer.join()
     assert values.get("name", read) == ["read 2"]
     assert values.get("name", read) == ["read 2"]  # kept now: no write since
+
+
+def test_a_search_plan_counts_a_broad_filter_once_per_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 15: a broad filter's exact count (the search plan's recall guard) cost 8-12 ms per
+    query at 100k; it is kept between writes, and a write makes the next plan count again."""
+    from scoperag.core import edge_vector_store
+
+    monkeypatch.setattr(edge_vector_store, "EXACT_BELOW", 1)  # every filter here is "broad"
+    backend = EdgeBackend.open(tmp_path / "edge")
+    backend.create_collection("c", DIM, {})
+    backend.create_index("c", "name", models.PayloadSchemaType.KEYWORD)
+    backend.upsert_points("c", [_point(n, "Fireball") for n in range(1, 4)])
+    store = backend.vector_store("c")
+    counted: list[int] = []
+    real_count = store.count_edge
+
+    def count_edge(edge_filter: object) -> int:
+        counted.append(real_count(edge_filter))
+        return counted[-1]
+
+    monkeypatch.setattr(type(store), "count_edge", lambda self, f: count_edge(f))
+    flt = store._visible(
+        models.Filter(
+            must=[models.FieldCondition(key="name", match=models.MatchValue(value="Fireball"))]
+        )
+    )
+    store.plan_search(flt, 10)
+    store.plan_search(flt, 10)
+    assert counted == [3]
+    backend.upsert_points("c", [_point(4, "Fireball")])
+    store.plan_search(flt, 10)
+    assert counted == [3, 4]
+    backend.close()
