@@ -44,10 +44,9 @@ def search(
         limit=candidates,
         score_threshold=score_threshold,
     )
-    keywords = models.Prefetch(
+    keywords = models.Prefetch(  # ranks `nearest`'s candidates: already filtered
         query=query_vector(text),
         using=SPARSE_VECTOR,
-        filter=flt,
         limit=candidates,
         prefetch=[nearest],
     )

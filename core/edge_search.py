@@ -37,11 +37,10 @@ def search(
             params=store.plan_search(edge_filter, candidates),
             score_threshold=score_threshold,
         )
-        keywords = edge.Prefetch(
+        keywords = edge.Prefetch(  # ranks `nearest`'s candidates: already filtered
             limit=candidates,
             query=edge.Query.Nearest(to_edge_vectors(query_vector(text)), using=SPARSE_VECTOR),
             prefetches=[nearest],
-            filter=edge_filter,
         )
         fused = store.client.query(
             edge.QueryRequest(
