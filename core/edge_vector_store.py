@@ -4,9 +4,8 @@ Payloads are laid out exactly as LlamaIndex's `QdrantVectorStore` lays them out 
 beside `_node_content`, `_node_type`, `doc_id`, `document_id`, `ref_doc_id`), so nodes round-trip,
 `VectorStoreIndex.from_vector_store` works, and a collection migrates between engines as it is.
 `query` honours `qdrant_filters=` (a `qdrant_client.models.Filter` that replaces MetadataFilters)
-and `search_params=` like `QdrantVectorStore`; without `search_params` it chooses them per query
-(`plan_search`); `core.edge_search` runs `VectorBackend.search` on it. Query-less: `scroll`
-(with order_by), `count`, `facet`, `key_values`."""
+and `search_params=` like `QdrantVectorStore`, else `plan_search` chooses them; `core.edge_search`
+runs `VectorBackend.search`. Query-less: `scroll` (order_by), `count`, `facet`, `key_values`."""
 
 from __future__ import annotations
 
@@ -258,11 +257,10 @@ class EdgeVectorStore(BasePydanticVectorStore):
         """The caller's search params, else params chosen so top-k matches exact search.
 
         HNSW with the default beam loses recall when a filter keeps a large share of the points
-        but not all of them; a filter that keeps few points is cheaper to search exactly. The
+        but not all of them; few points (filtered or not) are cheaper to search exactly. The
         engine's estimate of the matches (microseconds) settles the common narrow case; an
         estimate above EXACT_BELOW is checked with an exact count (kept until the next write),
-        as estimates of conditions on keys without an index can be far too high.
-        """
+        as estimates of conditions on keys without an index can be far too high."""
         if given is not None:
             given = models.SearchParams.model_validate(given)
             return edge.SearchParams(hnsw_ef=given.hnsw_ef, exact=bool(given.exact))
@@ -275,6 +273,8 @@ class EdgeVectorStore(BasePydanticVectorStore):
             if matches <= EXACT_BELOW:
                 return edge.SearchParams(exact=True)
             share = min(1.0, matches / max(self._shard.info().points_count, 1))
+        elif self._shard.info().points_count <= EXACT_BELOW:  # no cheaper than a beam of EF_MIN
+            return edge.SearchParams(exact=True)
         return edge.SearchParams(
             hnsw_ef=min(EF_MAX, max(EF_MIN, top_k, round(EF_PER_SHARE / share)))
         )
