@@ -82,16 +82,5 @@ def count_above(
     score_threshold: float,
     cap: int,
 ) -> int:
-    """`VectorBackend.count_above` through qdrant-client: an ids-only query, counted."""
-    return len(
-        client.query_points(
-            collection,
-            query=dense,
-            using=DENSE_VECTOR,
-            query_filter=flt,
-            limit=cap,
-            score_threshold=score_threshold,
-            with_payload=False,
-            with_vectors=False,
-        ).points
-    )
+    """`VectorBackend.count_above` through qdrant-client: an ids-only dense query, counted."""
+    return len(search(client, collection, dense, None, flt, cap, 0, score_threshold, False))

@@ -55,17 +55,7 @@ def search(
         return meaning_breaks_ties(
             [(point.score, _scored(point, cosines[plain_id(point.id)])) for point in fused]
         )
-    points = store.client.query(
-        edge.QueryRequest(
-            limit=limit,
-            offset=offset,
-            query=edge.Query.Nearest(list(dense), using=store.dense_vector_name),
-            filter=edge_filter,
-            params=store.plan_search(edge_filter, depth),
-            score_threshold=score_threshold,
-            with_payload=with_payload,
-        )
-    )
+    points = _nearest(store, dense, edge_filter, limit, offset, score_threshold, with_payload)
     return [_scored(point, point.score) for point in points]
 
 
@@ -77,19 +67,30 @@ def count_above(
     cap: int,
 ) -> int:
     """`VectorBackend.count_above` on an Edge shard: the engine's hits are counted as they are."""
-    edge_filter = store._visible(flt)
-    hits = store.client.query(
+    return len(_nearest(store, dense, store._visible(flt), cap, 0, score_threshold, False))
+
+
+def _nearest(
+    store: EdgeVectorStore,
+    dense: list[float],
+    edge_filter: edge.Filter | None,
+    limit: int,
+    offset: int,
+    score_threshold: float | None,
+    with_payload: bool,
+) -> list[Any]:
+    """The engine's dense nearest neighbours, as it returns them (ids, scores, payloads)."""
+    return store.client.query(
         edge.QueryRequest(
-            limit=cap,
+            limit=limit,
+            offset=offset,
             query=edge.Query.Nearest(list(dense), using=store.dense_vector_name),
             filter=edge_filter,
-            params=store.plan_search(edge_filter, cap),
+            params=store.plan_search(edge_filter, offset + limit),
             score_threshold=score_threshold,
-            with_payload=False,
-            with_vector=False,
+            with_payload=with_payload,
         )
     )
-    return len(hits)
 
 
 def _cosines(store: EdgeVectorStore, dense: list[float], ids: list[Any]) -> dict[Any, float]:

@@ -35,8 +35,7 @@ from scoperag.core.generations import SOURCE_KEY, with_hidden
 from scoperag.core.key_values import KeyValues
 
 _PAGE = 1024
-# HNSW beam: EF_PER_SHARE / the share of points a filter keeps, within [EF_MIN, EF_MAX].
-# Measured on 100k MiniLM vectors of real text (docs/engine.md): recall@10 >= 0.99 throughout.
+# HNSW beam: EF_PER_SHARE / a filter's share, in [EF_MIN, EF_MAX]: recall@10 >= 0.99 (engine.md)
 EF_PER_SHARE, EF_MIN, EF_MAX = 128, 256, 1024
 EXACT_BELOW = 20_000  # a filter matching fewer points is searched exactly (cost grows with them)
 

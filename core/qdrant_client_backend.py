@@ -14,24 +14,13 @@ from pydantic import PrivateAttr
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from scoperag.core import client_search
-from scoperag.core.backend import (
-    ALL_VALUES,
-    DENSE_VECTOR,
-    SPARSE_VECTOR,
-    VectorBackend,
-)
-from scoperag.core.bm25 import (
-    document_vector,
-    encode_documents,
-    encode_queries,
-    node_text,
-)
+from scoperag.core import client_reindex, client_search
+from scoperag.core.backend import ALL_VALUES, DENSE_VECTOR, SPARSE_VECTOR, VectorBackend
+from scoperag.core.bm25 import document_vector, encode_documents, encode_queries, node_text
 from scoperag.core.errors import QdrantUnreachableError, StoreLockedError
 from scoperag.core.generations import with_hidden
 
 _LOCKED = "already accessed by another instance"
-_SPARE = "__reindex"  # suffix of the spare copy `add_keywords` makes
 
 
 class ScopedQdrantVectorStore(QdrantVectorStore):
@@ -111,44 +100,8 @@ class QdrantClientBackend(VectorBackend):
         return self._keywords[collection]
 
     def add_keywords(self, collection: str) -> int:
-        """Copy into `<collection>__reindex`, recreate the collection with BM25, copy back.
-
-        Resumable: the spare copy outlives a crash while the collection is being rebuilt, and
-        the next run finishes from it (the engine has no atomic rename to do it in one step).
-        """
-        spare = f"{collection}{_SPARE}"
-        exists = self.client.collection_exists(collection)
-        if exists and self.has_keywords(collection) and not self.client.collection_exists(spare):
-            return 0
-        if exists and not self.has_keywords(collection):
-            self.delete_collection(spare)  # a spare from a crash before the original was touched
-            self._copy(collection, spare)
-            self.delete_collection(collection)
-        if not self.client.collection_exists(collection):
-            self._copy_shape(spare, collection)
-        copied = self._copy_points(spare, collection)
-        self.delete_collection(spare)
-        return copied
-
-    def _copy(self, source: str, target: str) -> int:
-        self._copy_shape(source, target)
-        return self._copy_points(source, target)
-
-    def _copy_shape(self, source: str, target: str) -> None:
-        """An empty BM25-keeping collection with the dimension, metadata, indexes of `source`."""
-        config = self.client.get_collection(source).config
-        dimension = config.params.vectors[DENSE_VECTOR].size
-        self.create_collection(target, dimension, config.metadata or {})
-        for key, kind in self.payload_indexes(source).items():
-            self.create_index(target, key, models.PayloadSchemaType(kind))
-
-    def _copy_points(self, source: str, target: str) -> int:
-        copied = 0
-        for page in self.points(source):
-            points = [models.PointStruct(id=r.id, vector=r.vector, payload=r.payload) for r in page]
-            self.upsert_points(target, points)
-            copied += len(page)
-        return copied
+        """Rebuild the collection with BM25 vectors, resumably (`core.client_reindex`)."""
+        return client_reindex.add_keywords(self, collection)
 
     def search(
         self,
