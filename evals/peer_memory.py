@@ -180,7 +180,7 @@ async def main_async(args: argparse.Namespace) -> None:
     memories = make_memories(texts, [p.source for p in corpus[: args.size]])
     peer_db = peer_database(python, memories, vectors)
     data_dir = scoperag_store(memories, vectors)
-    queries = [p.text for p in corpus[args.size :]]
+    queries = [p.text for p in corpus[args.size :] if p.text.isprintable()]  # no NUL bytes
     async with AsyncExitStack() as stack:
         sides, embedder = await open_sides(stack, python, peer_db, data_dir, args.peer_threads)
         measured = await run(sides, embedder, queries, args)
