@@ -92,7 +92,8 @@ async def run(runtime: Any, questions: list[dict[str, Any]]) -> None:
     async with Client(build_server(runtime)) as client:
         for case in questions * 2:  # the first round warms up; the second is measured
             for mode in ("hybrid", "dense"):
-                arguments = {"query": case["question"], "limit": 5}
+                typed = "".join(ch if ch.isprintable() else " " for ch in case["question"])
+                arguments = {"query": typed, "limit": 5}  # as typed: no control characters
                 started = time.perf_counter()
                 if mode == "dense":
                     with dense_only:
