@@ -15,6 +15,7 @@ owner share it: shards are loaded once under a lock; Edge's own calls are thread
 
 from __future__ import annotations
 
+import copy
 import fcntl
 import json
 import os
@@ -112,8 +113,8 @@ class EdgeBackend(VectorBackend):
     def _record(self, collection: str) -> dict[str, Any]:
         """collection.json, parsed once per version of the file (a read per query cost 0.3 ms).
 
-        The file is only ever replaced whole (`_write_json`), so its inode, size and change time
-        identify a version: any rewrite, by this process or a tool working on the data dir
+        The file is only ever replaced whole (`_write_json`), so its inode, size and modification
+        time identify a version: any rewrite, by this process or a tool working on the data dir
         while it was closed, is seen at the next call. Callers must not mutate the result.
         """
         path = self._dir(collection) / _METADATA
@@ -144,7 +145,7 @@ class EdgeBackend(VectorBackend):
         self.generations.forget(collection)  # a new collection hides nothing
 
     def collection_metadata(self, collection: str) -> dict[str, Any]:
-        return self._record(collection)["metadata"]
+        return copy.deepcopy(self._record(collection)["metadata"])  # the cached one stays intact
 
     def has_keywords(self, collection: str) -> bool:
         return self.vector_store(collection).keywords

@@ -175,6 +175,17 @@ def test_collection_metadata_follows_every_rewrite_of_its_file(tmp_path: Path) -
     backend.close()
 
 
+def test_changing_the_returned_metadata_changes_nothing_kept(tmp_path: Path) -> None:
+    """Issue 15 review: the parsed collection.json is kept between calls, so handing callers the
+    kept dict itself would let one caller's edit show up in every later read."""
+    backend = EdgeBackend.open(tmp_path / "edge")
+    backend.create_collection("c", DIM, {"who": "first", "tags": ["a"]})
+    backend.collection_metadata("c")["who"] = "edited by a caller"
+    backend.collection_metadata("c")["tags"].append("b")
+    assert backend.collection_metadata("c") == {"who": "first", "tags": ["a"]}
+    backend.close()
+
+
 def test_search_plan_follows_the_filter(tmp_path: Path) -> None:
     """Exact search below EXACT_BELOW matches, a wider beam as a filter keeps a smaller share."""
     backend = EdgeBackend.open(tmp_path / "edge")
