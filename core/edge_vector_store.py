@@ -221,7 +221,14 @@ class EdgeVectorStore(BasePydanticVectorStore):
                 return
 
     def count(self, flt: models.Filter | None = None) -> int:
-        return self.count_edge(self._visible(flt))
+        """Exact count of the visible points matching `flt`, kept until the next write."""
+        return self.kept_count(self._visible(flt))
+
+    def kept_count(self, edge_filter: edge.Filter | None) -> int:
+        """`count_edge`, kept until the collection's next write (keyed by the filter's Debug
+        text: every condition and value, the hidden generations' included)."""
+        key = ("count", repr(edge_filter))
+        return self._values.get(key, partial(self.count_edge, edge_filter))
 
     def count_edge(self, edge_filter: edge.Filter | None) -> int:
         """Exact count; without a filter (so nothing hidden either) the shard's point count."""
@@ -266,9 +273,7 @@ class EdgeVectorStore(BasePydanticVectorStore):
         share = 1.0
         if edge_filter is not None:
             estimate = self._shard.count(edge.CountRequest(exact=False, filter=edge_filter))
-            exact = partial(self.count_edge, edge_filter)  # kept until a write
-            key = ("count", repr(edge_filter))  # Debug text: every condition and value
-            matches = estimate if estimate <= EXACT_BELOW else self._values.get(key, exact)
+            matches = estimate if estimate <= EXACT_BELOW else self.kept_count(edge_filter)
             if matches <= EXACT_BELOW:
                 return edge.SearchParams(exact=True)
             share = min(1.0, matches / max(self._shard.info().points_count, 1))

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from fastmcp import FastMCP
+from fastmcp.server.providers import LocalProvider
 from pydantic import BaseModel, Field
 
 from scoperag.core.contracts.books import BOOK_ID, DEFAULT_READER, BookSummary
 from scoperag.core.param_types import Index, Name, Query, StrictParams
 from scoperag.server.ingest_tools import add_book_ingest
 from scoperag.server.runtime import Runtime
-from scoperag.server.tooling import ModelTool, NoParams, params_model
+from scoperag.server.tooling import DESTRUCTIVE, ModelTool, NoParams, params_model
 from scoperag.server.warm_up import deferred_service
 
 _READER = Field(
@@ -93,11 +93,11 @@ class SearchBookResult(BaseModel):
     message: str | None = None
 
 
-def build(runtime: Runtime) -> FastMCP:
-    """The books sub-server; its handlers (and their heavy imports) load on the first call."""
+def build(runtime: Runtime) -> LocalProvider:
+    """The books tools; its handlers (and their heavy imports) load on the first call."""
     service = deferred_service("scoperag.server.books_service:BookService", runtime)
-    mcp = FastMCP("scoperag-books")
-    mcp.add_tool(
+    tools = LocalProvider()
+    tools.add_tool(
         ModelTool.build(
             "set_reading_position",
             "Save where a reader is in a book, so search_book never shows what comes later. "
@@ -107,10 +107,10 @@ def build(runtime: Runtime) -> FastMCP:
             SetPositionParams,
             lambda params: service().set_position(params),
             ReadingPosition,
-            read_only=False,
+            annotations=DESTRUCTIVE,
         )
     )
-    mcp.add_tool(
+    tools.add_tool(
         ModelTool.build(
             "get_reading_position",
             "The reader's saved position in a book: sentence id, chapter and the sentence.",
@@ -119,7 +119,7 @@ def build(runtime: Runtime) -> FastMCP:
             ReadingPosition,
         )
     )
-    mcp.add_tool(
+    tools.add_tool(
         ModelTool.build(
             "list_books",
             "List the ingested books with their sentence and chapter counts.",
@@ -128,7 +128,7 @@ def build(runtime: Runtime) -> FastMCP:
             BookList,
         )
     )
-    mcp.add_tool(
+    tools.add_tool(
         ModelTool.build(
             "search_book",
             "Answer-context for a question about a book without spoilers: searches only what "
@@ -140,5 +140,5 @@ def build(runtime: Runtime) -> FastMCP:
             SearchBookResult,
         )
     )
-    add_book_ingest(mcp, runtime)
-    return mcp
+    add_book_ingest(tools, runtime)
+    return tools

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from fastmcp import FastMCP
+from fastmcp.server.providers import LocalProvider
 from pydantic import BaseModel, Field, field_validator
 
 from scoperag.core.contracts.dnd import (
@@ -152,11 +152,11 @@ def _tool_model(tool: str) -> str:
     return "".join(part.title() for part in tool.split("_")) + "Params"
 
 
-def build(runtime: Runtime) -> FastMCP:
-    """The dnd sub-server; its handlers (and their heavy imports) load on the first call."""
+def build(runtime: Runtime) -> LocalProvider:
+    """The dnd tools; its handlers (and their heavy imports) load on the first call."""
     service = deferred_service("scoperag.server.dnd_service:DndService", runtime)
-    mcp = FastMCP("scoperag-dnd")
-    mcp.add_tool(
+    tools = LocalProvider()
+    tools.add_tool(
         ModelTool.build(
             "search_dnd_content",
             "Search D&D 5e content (spells, creatures, equipment, character options, rules) by "
@@ -168,7 +168,7 @@ def build(runtime: Runtime) -> FastMCP:
         )
     )
     for lookup in LOOKUPS:
-        mcp.add_tool(
+        tools.add_tool(
             ModelTool.build(
                 lookup.tool,
                 lookup.description
@@ -179,7 +179,7 @@ def build(runtime: Runtime) -> FastMCP:
                 DndResult,
             )
         )
-    mcp.add_tool(
+    tools.add_tool(
         ModelTool.build(
             "list_documents",
             "List every ingested D&D source document: its slug (for `documents`), title and "
@@ -189,5 +189,5 @@ def build(runtime: Runtime) -> FastMCP:
             DocumentList,
         )
     )
-    add_dnd_ingest(mcp, runtime)
-    return mcp
+    add_dnd_ingest(tools, runtime)
+    return tools

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fastmcp import FastMCP
+from fastmcp.server.providers import LocalProvider
 from pydantic import BaseModel, Field
 
 from scoperag.core.contracts.docs import DocChunkPayload
@@ -47,11 +47,11 @@ class DocsSearchResult(BaseModel):
     message: str | None = None
 
 
-def build(runtime: Runtime) -> FastMCP:
-    """The docs sub-server."""
+def build(runtime: Runtime) -> LocalProvider:
+    """The docs tools."""
     service = deferred_service(SERVICE, runtime)
-    mcp = FastMCP("scoperag-docs")
-    mcp.add_tool(
+    tools = LocalProvider()
+    tools.add_tool(
         ModelTool.build(
             "elf_docs_search_l0",
             DESCRIPTION,
@@ -60,5 +60,5 @@ def build(runtime: Runtime) -> FastMCP:
             DocsSearchResult,
         )
     )
-    add_docs_ingest(mcp, runtime)
-    return mcp
+    add_docs_ingest(tools, runtime)
+    return tools

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import anyio
-from fastmcp import Context, FastMCP
+from fastmcp import Context
 from fastmcp.exceptions import ToolError
+from fastmcp.server.providers import LocalProvider
 from pydantic import Field
 
 from scoperag.core.errors import ScoperagError
@@ -21,8 +22,8 @@ from scoperag.core.param_types import FilePath, FilePaths, Name
 from scoperag.core.paths import allowed_path, files_to_ingest, regular_file
 from scoperag.server.ingest_calls import StopSignal, run_stoppable
 from scoperag.server.runtime import Runtime
+from scoperag.server.tooling import DESTRUCTIVE, WRITES
 
-WRITES = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True}
 Progress = Callable[[int, int, str], None]
 T = TypeVar("T")
 _BELOW = "below SCOPERAG_ALLOWED_DIRS"
@@ -64,10 +65,10 @@ def _folders(runtime: Runtime, raws: list[str]) -> list[Path]:
         raise ToolError(str(exc)) from None
 
 
-def add_book_ingest(mcp: FastMCP, runtime: Runtime) -> None:
+def add_book_ingest(tools: LocalProvider, runtime: Runtime) -> None:
     """`ingest_book`: a plain-text book, replacing the book stored under the same id."""
 
-    @mcp.tool(name="ingest_book", annotations=WRITES)
+    @tools.tool(name="ingest_book", annotations=DESTRUCTIVE)
     async def ingest_book(
         path: Annotated[FilePath, Field(description=f"A UTF-8 text file {_BELOW}.")],
         book_id: Annotated[Name, Field(description="Id the book tools will know the book by.")],
@@ -96,10 +97,10 @@ def add_book_ingest(mcp: FastMCP, runtime: Runtime) -> None:
             raise ToolError(f"{file.name}: not ingested, {exc}.") from None
 
 
-def add_memory_ingest(mcp: FastMCP, runtime: Runtime) -> None:
+def add_memory_ingest(tools: LocalProvider, runtime: Runtime) -> None:
     """`ingest_memories`: a JSON file of memories."""
 
-    @mcp.tool(name="ingest_memories", annotations=WRITES)
+    @tools.tool(name="ingest_memories", annotations=WRITES)
     async def ingest_memories(
         path: Annotated[FilePath, Field(description=f"A JSON file {_BELOW}.")],
         ctx: Context,
@@ -121,10 +122,10 @@ def add_memory_ingest(mcp: FastMCP, runtime: Runtime) -> None:
         return (await run_with_progress(ctx, work, deadline)).model_dump()
 
 
-def add_dnd_ingest(mcp: FastMCP, runtime: Runtime) -> None:
+def add_dnd_ingest(tools: LocalProvider, runtime: Runtime) -> None:
     """`ingest_dnd`: Open5e fixture folders."""
 
-    @mcp.tool(name="ingest_dnd", annotations=WRITES)
+    @tools.tool(name="ingest_dnd", annotations=DESTRUCTIVE)
     async def ingest_dnd(
         paths: Annotated[
             FilePaths,
@@ -149,10 +150,10 @@ def add_dnd_ingest(mcp: FastMCP, runtime: Runtime) -> None:
         return result.model_dump()
 
 
-def add_docs_ingest(mcp: FastMCP, runtime: Runtime) -> None:
+def add_docs_ingest(tools: LocalProvider, runtime: Runtime) -> None:
     """`ingest_docs`: a JSONL file of documents."""
 
-    @mcp.tool(name="ingest_docs", annotations=WRITES)
+    @tools.tool(name="ingest_docs", annotations=DESTRUCTIVE)
     async def ingest_docs(
         path: Annotated[FilePath, Field(description=f"A JSONL file {_BELOW}.")],
         ctx: Context,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fastmcp import FastMCP
+from fastmcp.server.providers import LocalProvider
 from pydantic import BaseModel, Field
 
 from scoperag.core.param_types import (
@@ -18,7 +18,7 @@ from scoperag.core.param_types import (
 )
 from scoperag.server.ingest_tools import add_memory_ingest
 from scoperag.server.runtime import Runtime
-from scoperag.server.tooling import ModelTool
+from scoperag.server.tooling import DESTRUCTIVE, WRITES, ModelTool
 from scoperag.server.toon_output import PageFigures
 from scoperag.server.warm_up import deferred_service
 
@@ -128,11 +128,11 @@ class DeleteMemoryResult(BaseModel):
     message: str
 
 
-def build(runtime: Runtime) -> FastMCP:
-    """The memory sub-server; its handlers (and their heavy imports) load on the first call."""
+def build(runtime: Runtime) -> LocalProvider:
+    """The memory tools; its handlers (and their heavy imports) load on the first call."""
     service = deferred_service("scoperag.server.memory_service:MemoryService", runtime)
-    mcp = FastMCP("scoperag-memory")
-    mcp.add_tool(
+    tools = LocalProvider()
+    tools.add_tool(
         ModelTool.build(
             "store_memory",
             "Store a short memory with optional tags, a type and metadata; its creation time is "
@@ -140,20 +140,20 @@ def build(runtime: Runtime) -> FastMCP:
             StoreMemoryParams,
             lambda params: service().store(params),
             StoreMemoryResult,
-            read_only=False,
+            annotations=WRITES,
         )
     )
-    mcp.add_tool(
+    tools.add_tool(
         ModelTool.build(
             "delete_memory",
             "Delete the memory with this content_hash (as search and store_memory return it).",
             DeleteMemoryParams,
             lambda params: service().delete(params),
             DeleteMemoryResult,
-            read_only=False,
+            annotations=DESTRUCTIVE,
         )
     )
-    mcp.add_tool(
+    tools.add_tool(
         ModelTool.build(
             "search",
             "Find memories by meaning and/or facets: tags (any, or all with match_all), "
@@ -166,5 +166,5 @@ def build(runtime: Runtime) -> FastMCP:
             SearchResult,
         )
     )
-    add_memory_ingest(mcp, runtime)
-    return mcp
+    add_memory_ingest(tools, runtime)
+    return tools

@@ -5,16 +5,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastmcp import Context, FastMCP
+from fastmcp import Context
+from fastmcp.server.providers import LocalProvider
 from pydantic import BaseModel, Field
 
 from scoperag.core.contracts.pdf import PDF_FIELDS, user_fields
 from scoperag.core.param_types import FilePaths, Metadata, Name, Query, StrictParams, Text
 from scoperag.server.data_admin import DeleteReport
-from scoperag.server.ingest_tools import WRITES, run_with_progress
+from scoperag.server.ingest_tools import run_with_progress
 from scoperag.server.runtime import Runtime
 from scoperag.server.tooling import (
     DESTRUCTIVE,
+    WRITES,
     ModelTool,
     NoParams,
     params_model,
@@ -95,13 +97,13 @@ class IngestResult(BaseModel):
     skipped: int
 
 
-def build(runtime: Runtime) -> FastMCP:
-    """The pdf sub-server; its handlers (and their heavy imports) load on the first call."""
+def build(runtime: Runtime) -> LocalProvider:
+    """The pdf tools; its handlers (and their heavy imports) load on the first call."""
     fields = PDF_FIELDS + user_fields(runtime.settings)
 
     service = deferred_service("scoperag.server.pdf_service:PdfService", runtime, fields)
-    mcp = FastMCP("scoperag-pdf")
-    mcp.add_tool(
+    tools = LocalProvider()
+    tools.add_tool(
         ModelTool.build(
             "qdrant-find",
             "Semantic search over ingested PDF pages. Every filter given narrows the search "
@@ -112,17 +114,17 @@ def build(runtime: Runtime) -> FastMCP:
             FindResult,
         )
     )
-    mcp.add_tool(
+    tools.add_tool(
         ModelTool.build(
             "qdrant-store",
             "Store a piece of text with optional metadata so that qdrant-find can find it.",
             StoreParams,
             lambda params: service().store(params),
             StoreResult,
-            read_only=False,
+            annotations=WRITES,
         )
     )
-    mcp.add_tool(
+    tools.add_tool(
         ModelTool.build(
             "qdrant-list-documents",
             "List every ingested PDF with its page count and page label ranges, to discover "
@@ -133,7 +135,7 @@ def build(runtime: Runtime) -> FastMCP:
         )
     )
 
-    mcp.add_tool(
+    tools.add_tool(
         ModelTool.build(
             "qdrant-delete-document",
             "Delete every page of one ingested PDF document (by its document_id). An unknown id "
@@ -145,7 +147,7 @@ def build(runtime: Runtime) -> FastMCP:
         )
     )
 
-    @mcp.tool(name="qdrant-ingest-pdf", annotations=WRITES)
+    @tools.tool(name="qdrant-ingest-pdf", annotations=DESTRUCTIVE)
     async def ingest_pdf(
         paths: Annotated[
             FilePaths,
@@ -166,4 +168,4 @@ def build(runtime: Runtime) -> FastMCP:
             runtime.settings.ingest_deadline_seconds,
         )
 
-    return mcp
+    return tools

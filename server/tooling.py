@@ -18,8 +18,18 @@ from scoperag.core.errors import ScoperagError
 from scoperag.core.fields import FilterableField
 from scoperag.core.param_types import StrictParams
 
+# MCP tool annotations; an absent hint means readOnly false, destructive TRUE, idempotent false,
+# openWorld true, so every tool states all four.
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
-DESTRUCTIVE = {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": False}
+WRITES = {  # only adds (what it stores has an id of its content: the same call twice adds once)
+    "readOnlyHint": False,
+    "destructiveHint": False,
+    "idempotentHint": True,
+    "openWorldHint": False,
+}
+# replaces what was stored (a re-ingested book's old version, a saved position) or deletes it;
+# the same call twice changes what one changes
+DESTRUCTIVE = {**WRITES, "destructiveHint": True}
 
 
 class NoParams(StrictParams):
@@ -112,7 +122,7 @@ def params_model(
 
 async def in_thread(handler: Callable[..., Any], *args: Any) -> Any:
     """`handler(*args)` in a worker thread; an error meant for people becomes a tool error
-    with its message as it is (a mounted sub-server would prefix it before any middleware)."""
+    with its message as it is (FastMCP would prefix it before any middleware)."""
     try:
         return await anyio.to_thread.run_sync(handler, *args)
     except ScoperagError as exc:
@@ -133,8 +143,7 @@ class ModelTool(Tool):
         params: type[BaseModel],
         handler: Callable[[Any], BaseModel],
         result: type[BaseModel],
-        read_only: bool = True,
-        annotations: dict[str, bool] | None = None,
+        annotations: dict[str, bool] = READ_ONLY,
     ) -> ModelTool:
         schema = params.model_json_schema()
         schema.pop("title", None)
@@ -144,7 +153,7 @@ class ModelTool(Tool):
             parameters=schema,
             output_schema=result.model_json_schema(mode="serialization"),
             return_type=result,
-            annotations=annotations or (READ_ONLY if read_only else None),
+            annotations=annotations,
             params_model=params,
             handler=handler,
         )

@@ -47,6 +47,33 @@ async def test_every_input_schema_forbids_unknown_keys(client: Client) -> None:
     assert open_schemas == []
 
 
+# The tools that change the store, and whether they may replace or delete what is stored.
+WRITE_TOOLS = {
+    "store_memory": False,  # content-addressed: only adds
+    "ingest_memories": False,
+    "qdrant-store": False,
+    "delete_memory": True,
+    "qdrant-delete-document": True,
+    "set_reading_position": True,  # replaces the saved position
+    "ingest_book": True,  # a re-ingest replaces the book's old version
+    "qdrant-ingest-pdf": True,
+    "ingest_dnd": True,
+    "ingest_docs": True,
+}
+
+
+async def test_every_tool_says_what_it_changes(client: Client) -> None:
+    """Defect: store_memory and delete_memory had no annotations, which MCP reads as
+    destructive, not idempotent and open-world alike; every tool now states its hints."""
+    hints = {tool.name: tool.annotations for tool in await client.list_tools()}
+    for name, annotations in hints.items():
+        assert annotations is not None and annotations.openWorldHint is False, name
+        assert annotations.readOnlyHint is (name not in WRITE_TOOLS), name
+    writes = {name: hints[name] for name in WRITE_TOOLS}
+    assert {name: hint.destructiveHint for name, hint in writes.items()} == WRITE_TOOLS
+    assert all(hint.idempotentHint is True for hint in writes.values())
+
+
 @pytest.mark.parametrize(
     ("tool", "arguments", "unknown", "meant"),
     [
