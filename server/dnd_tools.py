@@ -11,7 +11,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastmcp.server.providers import LocalProvider
-from pydantic import BaseModel, Field, field_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 
 from scoperag.core.contracts.dnd import (
     CHALLENGE_RATING,
@@ -71,6 +77,14 @@ class DndHit(DndItemPayload):
     match: str | None = Field(
         default=None, description="How the name matched: exact, partial or fuzzy."
     )
+
+    @model_serializer(mode="wrap")
+    # no return annotation: with one, pydantic would publish that type as the hit's schema
+    def _fields_that_apply(self, handler: SerializerFunctionWrapHandler):
+        """Typed fields only on their kind: a field that does not apply (None) is left out.
+        Its schema is unchanged (optional), and a client validating a page of hits checks a
+        third of the values (issue 15: 6.7 -> 1.5 ms for 20 spells in MCP's Python client)."""
+        return {key: value for key, value in handler(self).items() if value is not None}
 
 
 class DndResult(BaseModel):
