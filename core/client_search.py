@@ -37,40 +37,41 @@ def search(
             with_payload=with_payload,
         ).points
     candidates = max(offset + limit, FUSION_CANDIDATES)
-    nearest = models.Prefetch(
+    nearest = client.query_points(
+        collection,
         query=dense,
         using=DENSE_VECTOR,
-        filter=flt,
+        query_filter=flt,
         limit=candidates,
         score_threshold=score_threshold,
-    )
-    keywords = models.Prefetch(  # ranks `nearest`'s candidates: already filtered
-        query=query_vector(text),
-        using=SPARSE_VECTOR,
-        limit=candidates,
-        prefetch=[nearest],
-    )
+        with_payload=False,
+    ).points
+    cosines = {point.id: point.score for point in nearest}
+    if not cosines:
+        return []
+    # The fusion ranks exactly these candidates by meaning and by keywords (see `edge_search`).
+    among = models.Filter(must=[models.HasIdCondition(has_id=list(cosines))])
     fused = client.query_points(
         collection,
-        prefetch=[nearest, keywords],
+        prefetch=[
+            models.Prefetch(
+                query=dense,
+                using=DENSE_VECTOR,
+                filter=among,
+                limit=len(cosines),
+                params=models.SearchParams(exact=True),
+            ),
+            models.Prefetch(
+                query=query_vector(text), using=SPARSE_VECTOR, filter=among, limit=len(cosines)
+            ),
+        ],
         query=models.FusionQuery(fusion=models.Fusion.DBSF),
         limit=limit,
         offset=offset,
         with_payload=with_payload,
     ).points
-    if not fused:
-        return []
-    cosines = client.query_points(
-        collection,
-        query=dense,
-        using=DENSE_VECTOR,
-        query_filter=models.Filter(must=[models.HasIdCondition(has_id=[p.id for p in fused])]),
-        limit=len(fused),
-        with_payload=False,
-    ).points
-    score = {point.id: point.score for point in cosines}
     return meaning_breaks_ties(
-        [(point.score, point.model_copy(update={"score": score[point.id]})) for point in fused]
+        [(point.score, point.model_copy(update={"score": cosines[point.id]})) for point in fused]
     )
 
 

@@ -30,28 +30,37 @@ def search(
     depth = offset + limit
     if text and text.strip() and store.keywords:
         candidates = max(depth, FUSION_CANDIDATES)
-        nearest = edge.Prefetch(
-            limit=candidates,
-            query=edge.Query.Nearest(list(dense), using=store.dense_vector_name),
-            filter=edge_filter,
-            params=store.plan_search(edge_filter, candidates),
-            score_threshold=score_threshold,
-        )
-        keywords = edge.Prefetch(  # ranks `nearest`'s candidates: already filtered
-            limit=candidates,
-            query=edge.Query.Nearest(to_edge_vectors(query_vector(text)), using=SPARSE_VECTOR),
-            prefetches=[nearest],
-        )
+        nearest = _nearest(store, dense, edge_filter, candidates, 0, score_threshold, False)
+        cosines = {plain_id(point.id): point.score for point in nearest}
+        if not cosines:
+            return []
+        # The fusion ranks exactly these candidates by meaning and by keywords: both prefetches
+        # read only their ids (the filter and floor are settled), so the nearest-neighbour
+        # search runs once and the candidates' cosines are already known.
+        among = edge.Filter(must=[edge.HasIdCondition(set(cosines))])
         fused = store.client.query(
             edge.QueryRequest(
                 limit=limit,
                 offset=offset,
                 query=edge.Fusion.Dbsf(),
-                prefetches=[nearest, keywords],
+                prefetches=[
+                    edge.Prefetch(
+                        limit=len(cosines),
+                        query=edge.Query.Nearest(list(dense), using=store.dense_vector_name),
+                        filter=among,
+                        params=edge.SearchParams(exact=True),
+                    ),
+                    edge.Prefetch(
+                        limit=len(cosines),
+                        query=edge.Query.Nearest(
+                            to_edge_vectors(query_vector(text)), using=SPARSE_VECTOR
+                        ),
+                        filter=among,
+                    ),
+                ],
                 with_payload=with_payload,
             )
         )
-        cosines = _cosines(store, dense, [plain_id(point.id) for point in fused])
         return meaning_breaks_ties(
             [(point.score, _scored(point, cosines[plain_id(point.id)])) for point in fused]
         )
@@ -91,21 +100,6 @@ def _nearest(
             with_payload=with_payload,
         )
     )
-
-
-def _cosines(store: EdgeVectorStore, dense: list[float], ids: list[Any]) -> dict[Any, float]:
-    """The dense cosine of each of these points (fusion scores are ranks, not similarities)."""
-    if not ids:
-        return {}
-    points = store.client.query(
-        edge.QueryRequest(
-            limit=len(ids),
-            query=edge.Query.Nearest(list(dense), using=store.dense_vector_name),
-            filter=edge.Filter(must=[edge.HasIdCondition(set(ids))]),
-            params=edge.SearchParams(exact=True),
-        )
-    )
-    return {plain_id(point.id): point.score for point in points}
 
 
 def _scored(point: Any, score: float) -> models.ScoredPoint:
