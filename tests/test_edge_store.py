@@ -155,7 +155,6 @@ def test_a_count_without_a_filter_is_exact_after_overwrites_and_deletes(
     assert store.count() == edge_backend.count("c", None) == exact == 16 - 5
 
 
-
 def test_a_kept_count_follows_every_kind_of_write(edge_backend: EdgeBackend) -> None:
     """Issue 15: an exact count is kept until the collection's next write; an upsert, a payload
     change and a delete each change the filter's count, and the next count must show it."""
@@ -173,6 +172,7 @@ def test_a_kept_count_follows_every_kind_of_write(edge_backend: EdgeBackend) -> 
     store.delete("doc-1")  # nodes 1, 4, 7 and 10: node 1 was in chapter 1
     exact = store.client.count(edge.CountRequest(exact=True, filter=to_edge_filter(chapter_one)))
     assert edge_backend.count("c", chapter_one) == exact == 3
+
 
 def test_collection_metadata_follows_every_rewrite_of_its_file(tmp_path: Path) -> None:
     """Issue 15: collection.json is parsed once per version of the file; a collection dropped

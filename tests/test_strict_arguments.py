@@ -66,9 +66,9 @@ async def test_every_tool_says_what_it_changes(client: Client) -> None:
     """Defect: store_memory and delete_memory had no annotations, which MCP reads as
     destructive, not idempotent and open-world alike; every tool now states its hints."""
     hints = {tool.name: tool.annotations for tool in await client.list_tools()}
-    for name, annotations in hints.items():
-        assert annotations is not None and annotations.openWorldHint is False, name
-        assert annotations.readOnlyHint is (name not in WRITE_TOOLS), name
+    for name, hint in hints.items():
+        assert hint is not None and hint.openWorldHint is False, name
+        assert hint.readOnlyHint is (name not in WRITE_TOOLS), name
     writes = {name: hints[name] for name in WRITE_TOOLS}
     assert {name: hint.destructiveHint for name, hint in writes.items()} == WRITE_TOOLS
     assert all(hint.idempotentHint is True for hint in writes.values())
