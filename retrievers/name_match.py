@@ -10,11 +10,13 @@ name in two documents gives two results, ordered by the documents' priority.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from llama_index.core.base.base_retriever import BaseRetriever
@@ -58,15 +60,41 @@ class _NameTable:
     plain: tuple[str, ...]  # normalised
     squeezed: tuple[str, ...]  # normalised, spaces removed
     by_form: dict[str, list[int]]  # squeezed form or sorted words -> positions
+    by_plain: dict[str, list[int]]  # normalised form -> positions
+    joined: str  # the normalised forms, one a line (normalised text holds no line break)
+    starts: tuple[int, ...]  # where each form starts in `joined`
 
     @classmethod
     def of(cls, names: tuple[str, ...]) -> _NameTable:
         plain = tuple(normalise(name) for name in names)
         by_form: dict[str, list[int]] = {}
+        by_plain: dict[str, list[int]] = {}
         for position, text in enumerate(plain):
             for form in {_squeezed(text), _word_set(text)}:
                 by_form.setdefault(form, []).append(position)
-        return cls(names, plain, tuple(_squeezed(text) for text in plain), by_form)
+            by_plain.setdefault(text, []).append(position)
+        starts = tuple(itertools.accumulate((len(text) + 1 for text in plain[:-1]), initial=0))
+        squeezed = tuple(_squeezed(text) for text in plain)
+        return cls(names, plain, squeezed, by_form, by_plain, "\n".join(plain), starts)
+
+    def containing(self, wanted: str) -> set[int]:
+        """Positions of the names that contain the (normalised) query ("dragon" in "red
+        dragon") or are whole words of it ("plate" in "plate armor"): a string search over
+        all names at once, and a lookup per run of the query's words."""
+        found: set[int] = set()
+        at = self.joined.find(wanted)
+        while at >= 0:  # the query inside a name
+            position = bisect.bisect_right(self.starts, at) - 1
+            found.add(position)
+            following = position + 1
+            if following == len(self.starts):
+                break
+            at = self.joined.find(wanted, self.starts[following])
+        words = wanted.split(" ")
+        for first, last in itertools.combinations(range(len(words) + 1), 2):
+            # a name that is whole words of the query
+            found.update(self.by_plain.get(" ".join(words[first:last]), ()))
+        return found
 
 
 def _word_set(text: str) -> str:
@@ -106,23 +134,21 @@ def similarity(wanted: str, text: str) -> float:
     return float(_similarities(wanted, [text], [_squeezed(text)])[0])
 
 
-def _contains(wanted: str, text: str) -> bool:
-    """The query inside the name ("dragon" in "red dragon"), or the name's words inside the
-    query as whole words ("plate" in "plate armor"); both are `normalise`d (single spaces)."""
-    return wanted in text or f" {text} " in f" {wanted} "
-
-
 def _ranked(wanted: str, table: _NameTable) -> list[tuple[MatchKind, str, float]]:
     """Partial and fuzzy matches together: near-exact spellings first, then partial matches
     (those where the query starts a word first), then the other close spellings."""
     found = []
-    scores = _similarities(wanted, table.plain, table.squeezed).tolist()
-    for name, text, score in zip(table.names, table.plain, scores, strict=True):
-        if _contains(wanted, text):
+    similarities = _similarities(wanted, table.plain, table.squeezed)
+    containing = table.containing(wanted)
+    close = np.flatnonzero(similarities * 100 >= FUZZY_CUTOFF).tolist()
+    for position in containing.union(close):
+        name, text = table.names[position], table.plain[position]
+        score = float(similarities[position])
+        if position in containing:
             word_start = f" {wanted}" in f" {text}" or text in wanted
             tier = 0 if score >= NEAR_EXACT else 1 if word_start else 2
             found.append((tier, -score, name, "partial", score))
-        elif score * 100 >= FUZZY_CUTOFF:
+        else:  # close enough
             found.append((0 if score >= NEAR_EXACT else 3, -score, name, "fuzzy", score))
     found.sort()
     return [(kind, name, score) for _, _, name, kind, score in found]
@@ -240,8 +266,9 @@ class NameMatchRetriever(BaseRetriever):
             return counted
         return counted + self.backend.count(self.collection, self._names_filter(hits.uncounted))
 
-    def retrieve_matches(self, matches: list[NameMatch]) -> list[NodeWithScore]:
-        """The points of the best names, up to `top_k`, in the order of `matches`."""
+    def matched_records(self, matches: list[NameMatch]) -> list[tuple[Any, float]]:
+        """The points of the best names, up to `top_k`, in the order of `matches`, each with
+        its name's score (records as the engine returns them: no nodes built)."""
         chosen: list[NameMatch] = []
         for match in matches:
             if sum(m.count for m in chosen) >= self.top_k:
@@ -257,12 +284,13 @@ class NameMatchRetriever(BaseRetriever):
         )
         records.sort(key=lambda r: (rank[r.payload[self.name_key]], self._tie(r.payload)))
         score = {match.name: match.score for match in chosen}
+        return [(record, score[record.payload[self.name_key]]) for record in records[: self.top_k]]
+
+    def retrieve_matches(self, matches: list[NameMatch]) -> list[NodeWithScore]:
+        """`matched_records` as nodes."""
         return [
-            NodeWithScore(
-                node=metadata_dict_to_node(record.payload),
-                score=score[record.payload[self.name_key]],
-            )
-            for record in records[: self.top_k]
+            NodeWithScore(node=metadata_dict_to_node(record.payload), score=score)
+            for record, score in self.matched_records(matches)
         ]
 
     def _tie(self, payload: dict) -> tuple[int, str]:

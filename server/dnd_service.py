@@ -5,10 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from llama_index.core.llms.mock import MockLLM
-from llama_index.core.retrievers import QueryFusionRetriever
-from llama_index.core.retrievers.fusion_retriever import FUSION_MODES
-from llama_index.core.schema import BaseNode
+from llama_index.core.schema import BaseNode, QueryBundle
 from llama_index.core.vector_stores.utils import metadata_dict_to_node
 from pydantic import BaseModel
 from qdrant_client import models
@@ -16,6 +13,7 @@ from qdrant_client import models
 from scoperag.core.contracts.dnd import COLLECTION, DOCUMENTS, KINDS
 from scoperag.core.fields import FieldType, FilterableField, build_filter, empty_selection
 from scoperag.pipelines.dnd import FileProgress, ingest_folders
+from scoperag.retrievers.fusion import Ranked, reciprocal_rank_fusion
 from scoperag.retrievers.hybrid import HybridRetriever
 from scoperag.retrievers.name_match import NameMatchRetriever
 from scoperag.server.dnd_tools import (
@@ -134,18 +132,18 @@ class DndService:
         backend = self.runtime.backend
         flt = build_filter([DOCUMENTS], values)
         limit = values["limit"]
-        fusion = QueryFusionRetriever(
+        query = values["query"]
+        hybrid = HybridRetriever(backend, self.runtime.embedder, COLLECTION, flt, limit)
+        names = self._names(flt, limit)
+        found = names.matched_records(names.find(query, limit).matches)
+        fused = reciprocal_rank_fusion(
             [
-                HybridRetriever(backend, self.runtime.embedder, COLLECTION, flt, limit),
-                self._names(flt, limit),
+                [Ranked(p.id, p.score, p.payload) for p in hybrid.points(QueryBundle(query))],
+                [Ranked(record.id, score, record.payload) for record, score in found],
             ],
-            llm=MockLLM(),  # num_queries=1: the query is used as given, no LLM is ever asked
-            mode=FUSION_MODES.RECIPROCAL_RANK,
-            similarity_top_k=limit,
-            num_queries=1,
-            use_async=False,
+            limit,
         )
-        results = [_hit(found.node, found.score) for found in fusion.retrieve(values["query"])]
+        results = [_hit(metadata_dict_to_node(hit.item), hit.score) for hit in fused]
         return DndResult(
             results=results,
             total=len(results),

@@ -17,6 +17,7 @@ from pydantic.json_schema import SkipJsonSchema
 from scoperag.core.errors import ScoperagError
 from scoperag.core.fields import FilterableField
 from scoperag.core.param_types import StrictParams
+from scoperag.server.output_schema import output_schema
 
 # MCP tool annotations; an absent hint means readOnly false, destructive TRUE, idempotent false,
 # openWorld true, so every tool states all four.
@@ -151,7 +152,7 @@ class ModelTool(Tool):
             name=name,
             description=description,
             parameters=schema,
-            output_schema=result.model_json_schema(mode="serialization"),
+            output_schema=output_schema(result),
             return_type=result,
             annotations=annotations,
             params_model=params,

@@ -323,6 +323,55 @@ async def test_search_merges_name_and_meaning_without_duplicates(client: Client)
     assert "Blinded" in [hit["name"] for hit in meaning["results"][:5]]
 
 
+@pytest.mark.parametrize(
+    ("query", "documents", "limit"),
+    [
+        ("Fireball", None, 10),
+        ("fire damage in a cone", None, 30),
+        ("dragon", ["a5e", "tob"], 8),
+        ("firebal", ["wotc-srd"], 5),
+        ("a creature that cannot see", ["wotc-srd"], 10),
+    ],
+)
+async def test_search_ranks_as_llamaindex_fusion_does(
+    client: Client, dnd_ingest: tuple[Runtime, Any], query: str, documents: Any, limit: int
+) -> None:
+    """The tool fuses points itself (issue 15); LlamaIndex's `QueryFusionRetriever` over the
+    same two retrievers (as the notebook composes them) gives the same hits and scores."""
+    from llama_index.core.llms.mock import MockLLM
+    from llama_index.core.retrievers import QueryFusionRetriever
+    from llama_index.core.retrievers.fusion_retriever import FUSION_MODES
+
+    from scoperag.core.contracts.dnd import COLLECTION, DOCUMENTS
+    from scoperag.core.fields import build_filter
+    from scoperag.retrievers.hybrid import HybridRetriever
+    from scoperag.retrievers.name_match import NameMatchRetriever
+
+    runtime = dnd_ingest[0]
+    flt = build_filter([DOCUMENTS], {"documents": documents})
+    priority = tuple(runtime.settings.dnd_document_priority)
+    names = NameMatchRetriever(
+        runtime.backend, COLLECTION, flt, limit, tie_key="document", tie_priority=priority
+    )
+    fusion = QueryFusionRetriever(
+        [HybridRetriever(runtime.backend, runtime.embedder, COLLECTION, flt, limit), names],
+        llm=MockLLM(),
+        mode=FUSION_MODES.RECIPROCAL_RANK,
+        similarity_top_k=limit,
+        num_queries=1,
+        use_async=False,
+    )
+    expected = [
+        (hit.node.metadata["document"], hit.node.metadata["slug"], pytest.approx(hit.score))
+        for hit in fusion.retrieve(query)
+    ]
+    arguments = {"query": query, "limit": limit} | ({"documents": documents} if documents else {})
+    result = await call(client, "search_dnd_content", **arguments)
+    got = [(hit["document"], hit["slug"], hit["score"]) for hit in result["results"]]
+    assert len(got) == min(limit, len(expected)) > 0
+    assert got == expected
+
+
 async def test_unknown_school_says_which_are_known(client: Client) -> None:
     result = await call(client, "lookup_spell", school="evocaton")
     assert result["results"] == []

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import random
+from pathlib import Path
+
 import pytest
 
-from scoperag.retrievers.name_match import match_names, similarity
+from scoperag.retrievers.name_match import _NameTable, match_names, normalise, similarity
 
 NAMES = {
     "Fireball": 2,
@@ -67,3 +71,36 @@ def test_similarity_takes_the_best_of_three_views() -> None:
     assert similarity("fireboll", "fireball") == pytest.approx(0.875)
     assert similarity("tmie", "time") == 0.8  # one slip in a short name: still a candidate
     assert match_names("   ", NAMES) == [] and match_names("zzzz", NAMES) == []
+
+
+def _per_name(query: str, names: list[str]) -> set[str]:
+    """The names the query is in, or that are whole words of it: the rule, name by name."""
+    wanted = normalise(query)
+    return {
+        name
+        for name in names
+        if wanted in normalise(name) or f" {normalise(name)} " in f" {wanted} "
+    }
+
+
+def test_containing_finds_what_a_comparison_per_name_finds(shared_data: Path) -> None:
+    """`containing` searches all names at once (issue 15); on every Open5e name and queries
+    made of their words and pieces of words, it finds exactly what the rule finds per name."""
+    names = sorted(
+        {
+            record["fields"]["name"]
+            for path in (shared_data / "dnd").rglob("*.json")
+            for record in json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(record, dict) and "name" in record.get("fields", {})
+        }
+    )
+    assert len(names) > 1000
+    rng = random.Random(15)
+    words = sorted({word for name in names for word in normalise(name).split()})
+    queries = [*rng.sample(names, 150), "plate armor", "dragon", "fire", "a", "of the"]
+    queries += [" ".join(rng.sample(words, rng.randint(1, 4))) for _ in range(150)]
+    queries += [word[: rng.randint(1, len(word))] for word in rng.sample(words, 150)]
+    table = _NameTable.of(tuple(names))
+    for query in queries:
+        found = {names[position] for position in table.containing(normalise(query))}
+        assert found == _per_name(query, names), query
