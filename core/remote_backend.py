@@ -13,7 +13,9 @@ import json
 import os
 import sys
 import threading
+import time
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any
 
 from scoperag.core.engine_codec import decode, decode_error, encode
@@ -21,6 +23,7 @@ from scoperag.core.errors import ScoperagError
 
 CONNECT_SECONDS = 10.0
 CALL_SECONDS = 600.0  # a large upsert or a migration page can take minutes on a busy machine
+STOPPED_CHECK_SECONDS = 2.0  # a call unanswered this long looks whether the owner is stopped
 
 
 class OwnerUnreachableError(ScoperagError):
@@ -33,12 +36,37 @@ class OwnerUnreachableError(ScoperagError):
         )
 
 
+class OwnerStoppedError(ScoperagError):
+    """The owner process of the store is stopped (suspended), so it cannot answer."""
+
+    def __init__(self, record: dict[str, Any]) -> None:
+        pid = record.get("pid")
+        super().__init__(
+            f"The process that owns the store (pid {pid}: {record.get('command', '?')}) is "
+            "stopped (suspended, e.g. by Ctrl+Z in its terminal), so it cannot answer. Resume "
+            f"it (`fg` in its terminal, or `kill -CONT {pid}`) or end it, then call again; a "
+            "write already sent to it runs when it resumes."
+        )
+
+
+def process_stopped(pid: Any) -> bool:
+    """Whether process `pid` is stopped by a signal or a tracer (Linux's /proc; False where
+    that cannot be read)."""
+    try:
+        stat = Path(f"/proc/{int(pid)}/stat").read_text()
+    except (OSError, TypeError, ValueError):
+        return False
+    return stat.rsplit(")", 1)[-1].split()[:1] in (["T"], ["t"])
+
+
 class EngineClient:
     """Calls on the owner's engine service, from any thread of this process."""
 
-    def __init__(self, socket: str, attach: bool = True) -> None:
-        """Connect; `attach` registers this process with the owner (`scoperag status` lists it)."""
-        self.socket = socket
+    def __init__(self, record: dict[str, Any], attach: bool = True) -> None:
+        """Connect to the owner `record` (`owner.json`) names; `attach` registers this process
+        with the owner (`scoperag status` lists it)."""
+        self.record = record
+        self.socket = record["socket"]
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="scoperag-owner-client", daemon=True
@@ -54,7 +82,7 @@ class EngineClient:
                 self._tool("attach", {"pid": os.getpid(), "command": " ".join(sys.argv)})
         except Exception as exc:
             self.close()
-            raise OwnerUnreachableError(socket, exc) from None
+            raise OwnerUnreachableError(self.socket, exc) from None
 
     async def _hold(self, ready: Future[None]) -> None:
         """Keep the MCP session open until `close`."""
@@ -83,14 +111,31 @@ class EngineClient:
 
     def _tool(self, name: str, arguments: dict[str, Any]) -> str:
         call = self._client.call_tool(name, arguments, raise_on_error=False)
+        future = asyncio.run_coroutine_threadsafe(call, self._loop)
         try:
-            result = asyncio.run_coroutine_threadsafe(call, self._loop).result(CALL_SECONDS)
+            result = self._answer(future)
+        except OwnerStoppedError:
+            raise
         except Exception as exc:
             raise OwnerUnreachableError(self.socket, exc) from None
         text = result.content[0].text if result.content else ""
         if result.is_error:
             raise decode_error(text)
         return text
+
+    def _answer(self, future: Future[Any]) -> Any:
+        """The call's result: a busy owner has `CALL_SECONDS`, a stopped one fails it at once."""
+        deadline = time.monotonic() + CALL_SECONDS
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                return future.result(max(0.0, min(STOPPED_CHECK_SECONDS, left)))
+            except TimeoutError:
+                if process_stopped(self.record.get("pid")):
+                    future.cancel()
+                    raise OwnerStoppedError(self.record) from None
+                if left <= STOPPED_CHECK_SECONDS:
+                    raise
 
     def call(self, op: str, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any]) -> Any:
         """Run `op` in the owner; its result, or the exception the engine raised there."""

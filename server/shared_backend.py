@@ -28,7 +28,12 @@ from scoperag.core.backend import VectorBackend
 from scoperag.core.collections import open_backend
 from scoperag.core.engine_ops import BACKEND_OPS, LockedEngine
 from scoperag.core.errors import ScoperagError, StoreLockedError
-from scoperag.core.remote_backend import EngineClient, OwnerUnreachableError
+from scoperag.core.remote_backend import (
+    EngineClient,
+    OwnerStoppedError,
+    OwnerUnreachableError,
+    process_stopped,
+)
 from scoperag.core.settings import Settings
 from scoperag.server.owner import OwnerServer, engine_dir, read_record
 
@@ -61,8 +66,10 @@ class SharedBackend(VectorBackend):
             except StoreLockedError as locked:
                 record = read_record(self.folder)
                 if record is not None:
+                    if process_stopped(record.get("pid")):
+                        raise OwnerStoppedError(record) from None
                     try:
-                        self._client = EngineClient(record["socket"])
+                        self._client = EngineClient(record)
                         return
                     except OwnerUnreachableError:
                         pass  # a stale record, or an owner that is starting up or going away

@@ -25,15 +25,23 @@ def store_status(settings: Settings) -> dict[str, Any]:
     if settings.effective_backend == "server":
         report["note"] = f"A Qdrant server ({settings.qdrant_url}) is shared by every process."
         return report
-    from scoperag.core.remote_backend import EngineClient, OwnerUnreachableError
+    from scoperag.core.remote_backend import (
+        EngineClient,
+        OwnerStoppedError,
+        OwnerUnreachableError,
+        process_stopped,
+    )
     from scoperag.server.owner import engine_dir, read_record
 
     record = read_record(engine_dir(settings))
     if record is None:
         report["note"] = "No process holds the store; the next one to use it will own it."
         return report
+    if process_stopped(record.get("pid")):
+        report["note"] = str(OwnerStoppedError(record))
+        return report
     try:
-        client = EngineClient(record["socket"], attach=False)
+        client = EngineClient(record, attach=False)
     except OwnerUnreachableError:
         report["note"] = (
             f"Stale record: pid {record.get('pid')} owned the store and no longer answers; "

@@ -12,7 +12,9 @@ import os
 import shutil
 import signal
 import stat
+import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 from scoperag.core.embeddings import Embedder
+from scoperag.core.remote_backend import OwnerStoppedError
 from scoperag.core.settings import Settings
 from scoperag.retrievers.filtered import FilteredRetriever
 from scoperag.server.owner import RECORD, engine_dir
@@ -208,3 +211,49 @@ def test_a_data_dir_too_deep_for_a_socket_path_still_shares(
     finally:
         other.close()
         holder.close()
+
+
+def test_a_stopped_owner_fails_calls_at_once_naming_it(data_dir: Path, embedder: Embedder) -> None:
+    """Defect it guards: with the owner suspended (Ctrl+Z on a `scoperag ingest`), every call of
+    the processes attached to it waited 10 minutes; a new process 30 s, then failed unclearly.
+    Now a call fails within seconds naming the owner and how to resume it, and works again once
+    it has resumed."""
+    settings = Settings(data_dir=data_dir, backend="edge", profiles=["pdf"])
+    owner_script = (
+        "import sys, time\n"
+        "from scoperag.core.settings import Settings\n"
+        "from scoperag.server.runtime import Runtime\n"
+        f"runtime = Runtime(Settings(data_dir={str(data_dir)!r}, backend='edge'))\n"
+        "print(runtime.backend.role, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    owner = subprocess.Popen(
+        [sys.executable, "-c", owner_script], stdout=subprocess.PIPE, text=True
+    )
+    attached = None
+    try:
+        assert owner.stdout.readline().strip() == "owner"
+        attached = Runtime(settings, embedder=embedder)
+        assert attached.backend.role == "attached"
+        assert attached.backend.collection_exists("missing") is False
+        os.kill(owner.pid, signal.SIGSTOP)
+        for connect in (False, True):  # a call of an attached process, then a new process
+            began = time.monotonic()
+            with pytest.raises(OwnerStoppedError) as stopped:
+                if connect:
+                    _ = Runtime(settings, embedder=embedder).backend
+                else:
+                    attached.backend.collection_exists("missing")
+            assert time.monotonic() - began < 15
+            assert f"pid {owner.pid}" in str(stopped.value)
+            assert f"kill -CONT {owner.pid}" in str(stopped.value)
+        note = store_status(settings)["note"]
+        assert f"pid {owner.pid}" in note and "is stopped" in note
+        os.kill(owner.pid, signal.SIGCONT)
+        assert attached.backend.collection_exists("missing") is False
+    finally:
+        os.kill(owner.pid, signal.SIGCONT)
+        if attached is not None:
+            attached.close()
+        owner.kill()
+        owner.wait()
