@@ -66,8 +66,7 @@ class ModelBridge:
             try:
                 while not self._ready:
                     if connection.poll(_WAIT_STEP):
-                        status, _detail = connection.recv()
-                        if status != READY:  # the in-process load reports why
+                        if connection.recv() != READY:  # the in-process load says why
                             break
                         self._ready = True
                     elif give_up():
@@ -103,10 +102,10 @@ def _serve(connection: Connection, folder: Path, query_threads: int, batch_threa
 
         encoder = LocalEncoder(folder, query_threads, batch_threads)
         encoder.embed(["warm-up"])  # first-call costs, before the first real query
-    except Exception as exc:  # the server loads in-process too, and reports it
-        connection.send((FAILED, f"{type(exc).__name__}: {exc}"))
+    except Exception:  # the server loads it in-process too, and reports the error there
+        connection.send(FAILED)
         return
-    connection.send((READY, ""))
+    connection.send(READY)
     while True:
         try:
             texts = connection.recv()
