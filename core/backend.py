@@ -88,16 +88,20 @@ class VectorBackend(ABC):
         """
 
     @abstractmethod
-    def count_above(
+    def search_counted(
         self,
         collection: str,
         dense: list[float],
+        text: str | None,
         flt: models.Filter | None,
+        limit: int,
+        offset: int,
         score_threshold: float,
         cap: int,
-    ) -> int:
-        """How many visible points matching `flt` have a cosine of at least `score_threshold`
-        to `dense`, counting up to `cap`: one ids-only query, no point is converted."""
+    ) -> tuple[list[models.ScoredPoint], int]:
+        """`search`'s page (payloads included) and how many visible points matching `flt` have
+        a cosine of at least `score_threshold` to `dense`, counted up to `cap`. On Qdrant Edge
+        one ids-only query gives both the count and the page's candidates."""
 
     @abstractmethod
     def collection_exists(self, collection: str) -> bool: ...

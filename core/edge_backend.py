@@ -190,16 +190,21 @@ class EdgeBackend(VectorBackend):
             store, dense, text, flt, limit, offset, score_threshold, with_payload
         )
 
-    def count_above(
+    def search_counted(
         self,
         collection: str,
         dense: list[float],
+        text: str | None,
         flt: models.Filter | None,
+        limit: int,
+        offset: int,
         score_threshold: float,
         cap: int,
-    ) -> int:
+    ) -> tuple[list[models.ScoredPoint], int]:
         store = self.vector_store(collection)
-        return edge_search.count_above(store, dense, flt, score_threshold, cap)
+        return edge_search.search_counted(
+            store, dense, text, flt, limit, offset, score_threshold, cap
+        )
 
     def update_collection_metadata(self, collection: str, changes: dict[str, Any]) -> None:
         path = self._dir(collection) / _METADATA

@@ -27,56 +27,95 @@ def search(
 ) -> list[models.ScoredPoint]:
     """`VectorBackend.search` on an Edge shard (see there for what it returns)."""
     edge_filter = store._visible(flt)  # narrowed to what readers may see (core.generations)
-    depth = offset + limit
-    if text and text.strip() and store.keywords:
-        candidates = max(depth, FUSION_CANDIDATES)
+    if _hybrid(store, text):
+        candidates = max(offset + limit, FUSION_CANDIDATES)
         nearest = _nearest(store, dense, edge_filter, candidates, 0, score_threshold, False)
-        cosines = {plain_id(point.id): point.score for point in nearest}
-        if not cosines:
-            return []
-        # The fusion ranks exactly these candidates by meaning and by keywords: both prefetches
-        # read only their ids (the filter and floor are settled), so the nearest-neighbour
-        # search runs once and the candidates' cosines are already known.
-        among = edge.Filter(must=[edge.HasIdCondition(set(cosines))])
-        fused = store.client.query(
-            edge.QueryRequest(
-                limit=limit,
-                offset=offset,
-                query=edge.Fusion.Dbsf(),
-                prefetches=[
-                    edge.Prefetch(
-                        limit=len(cosines),
-                        query=edge.Query.Nearest(list(dense), using=store.dense_vector_name),
-                        filter=among,
-                        params=edge.SearchParams(exact=True),
-                    ),
-                    edge.Prefetch(
-                        limit=len(cosines),
-                        query=edge.Query.Nearest(
-                            to_edge_vectors(query_vector(text)), using=SPARSE_VECTOR
-                        ),
-                        filter=among,
-                    ),
-                ],
-                with_payload=with_payload,
-            )
-        )
-        return meaning_breaks_ties(
-            [(point.score, _scored(point, cosines[plain_id(point.id)])) for point in fused]
-        )
+        return _fused(store, dense, text, nearest, limit, offset, with_payload)
     points = _nearest(store, dense, edge_filter, limit, offset, score_threshold, with_payload)
     return [_scored(point, point.score) for point in points]
 
 
-def count_above(
+def search_counted(
     store: EdgeVectorStore,
     dense: list[float],
+    text: str | None,
     flt: models.Filter | None,
+    limit: int,
+    offset: int,
     score_threshold: float,
     cap: int,
-) -> int:
-    """`VectorBackend.count_above` on an Edge shard: the engine's hits are counted as they are."""
-    return len(_nearest(store, dense, store._visible(flt), cap, 0, score_threshold, False))
+) -> tuple[list[models.ScoredPoint], int]:
+    """`VectorBackend.search_counted` on an Edge shard: one ids-only nearest-neighbour query
+    settles the count and the candidates; the page's payloads come by id (or with the fusion)."""
+    edge_filter = store._visible(flt)
+    depth = offset + limit
+    nearest = _nearest(store, dense, edge_filter, max(depth, cap), 0, score_threshold, False)
+    if _hybrid(store, text):
+        candidates = nearest[: max(depth, FUSION_CANDIDATES)]
+        page = _fused(store, dense, text, candidates, limit, offset, True)
+    else:
+        page = _with_payloads(store, nearest[offset:depth])
+    return page, min(len(nearest), cap)
+
+
+def _hybrid(store: EdgeVectorStore, text: str | None) -> bool:
+    return bool(text and text.strip() and store.keywords)
+
+
+def _fused(
+    store: EdgeVectorStore,
+    dense: list[float],
+    text: str,
+    nearest: list[Any],
+    limit: int,
+    offset: int,
+    with_payload: bool,
+) -> list[models.ScoredPoint]:
+    """The candidates ranked by meaning and keywords, fused by the engine (DBSF)."""
+    cosines = {point.id: point.score for point in nearest}  # the engine's ids, not converted
+    if not cosines:
+        return []
+    # The fusion ranks exactly these candidates by meaning and by keywords: both prefetches
+    # read only their ids (the filter and floor are settled), so the nearest-neighbour
+    # search runs once and the candidates' cosines are already known.
+    among = edge.Filter(must=[edge.HasIdCondition(set(cosines))])
+    fused = store.client.query(
+        edge.QueryRequest(
+            limit=limit,
+            offset=offset,
+            query=edge.Fusion.Dbsf(),
+            prefetches=[
+                edge.Prefetch(
+                    limit=len(cosines),
+                    query=edge.Query.Nearest(list(dense), using=store.dense_vector_name),
+                    filter=among,
+                    params=edge.SearchParams(exact=True),
+                ),
+                edge.Prefetch(
+                    limit=len(cosines),
+                    query=edge.Query.Nearest(
+                        to_edge_vectors(query_vector(text)), using=SPARSE_VECTOR
+                    ),
+                    filter=among,
+                ),
+            ],
+            with_payload=with_payload,
+        )
+    )
+    return meaning_breaks_ties(
+        [(point.score, _scored(point, cosines[point.id])) for point in fused]
+    )
+
+
+def _with_payloads(store: EdgeVectorStore, nearest: list[Any]) -> list[models.ScoredPoint]:
+    """These ids-only hits, in their order, with their payloads."""
+    if not nearest:
+        return []
+    records = {
+        record.id: record
+        for record in store.client.retrieve([point.id for point in nearest], True, False)
+    }
+    return [_scored(records[point.id], point.score) for point in nearest if point.id in records]
 
 
 def _nearest(

@@ -31,11 +31,11 @@ READS = {
     "backend.scroll",
     "backend.points",
     "backend.count",
-    "backend.count_above",
     "backend.facet",
     "backend.key_values",
     "backend.has_keywords",
     "backend.search",
+    "backend.search_counted",
     "store.query",
     "store.get_nodes",
 }

@@ -128,16 +128,22 @@ class QdrantClientBackend(VectorBackend):
             with_payload,
         )
 
-    def count_above(
+    def search_counted(
         self,
         collection: str,
         dense: list[float],
+        text: str | None,
         flt: models.Filter | None,
+        limit: int,
+        offset: int,
         score_threshold: float,
         cap: int,
-    ) -> int:
+    ) -> tuple[list[models.ScoredPoint], int]:
+        page = self.search(collection, dense, text, flt, limit, offset, score_threshold)
         flt = self.generations.visible(collection, flt)
-        return client_search.count_above(self.client, collection, dense, flt, score_threshold, cap)
+        return page, client_search.count_above(
+            self.client, collection, dense, flt, score_threshold, cap
+        )
 
     def list_collections(self) -> list[str]:
         return sorted(c.name for c in self.client.get_collections().collections)

@@ -11,9 +11,11 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from pypdf import PdfReader
-from pypdf.generic import DictionaryObject
+if TYPE_CHECKING:
+    from pypdf import PdfReader
+    from pypdf.generic import DictionaryObject
 
 _ROMAN = [
     (1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),

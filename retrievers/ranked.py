@@ -29,23 +29,28 @@ def ranked_page(
 ) -> RankedPage:
     """The retriever's page (its `offset` and `top_k`) above `min_score`, with the total.
 
-    All engine work: the page is one query with limit, offset and score threshold; the total
-    is an ids-only count of the hits above the floor (up to `cap`; a plain count of the
-    filter's matches when the floor keeps every point). When the page comes out short and a
-    floor is set, the filter's matches are counted and the best one below the floor is
-    fetched, so the caller can say what the floor hid.
+    All engine work: with a floor, the page and the count of the hits above it (up to `cap`)
+    come from one `search_counted`; without, the page is one query and the total a plain count
+    of the filter's matches. When the page comes out short and a floor is set, the filter's
+    matches are counted and the best one below the floor is fetched, so the caller can say
+    what the floor hid.
     """
     if not ready_for_reading(retriever.backend, retriever.embedder, retriever.collection):
         return RankedPage(hits=[], total=0)
     floor = None if min_score is not None and min_score <= LOWEST_COSINE else min_score
     retriever.min_score = floor
-    hits = retriever.points(query, checked=True)
+    if floor is None:
+        hits, above = retriever.points(query, checked=True), None
+    else:
+        hits, above = _page_and_count(retriever, query, floor, cap)
     size, offset = retriever.top_k, retriever.offset
     page_short = len(hits) < size
     if page_short and (hits or offset == 0):
         total = offset + len(hits)
+    elif above is None:
+        total = min(cap, retriever.backend.count(retriever.collection, retriever.qdrant_filter))
     else:
-        total = _count_above(retriever, query, cap)
+        total = above
     page = RankedPage(hits=hits, total=total)
     if page_short and floor is not None and total < cap:
         matches = retriever.backend.count(retriever.collection, retriever.qdrant_filter)
@@ -55,11 +60,21 @@ def ranked_page(
     return page
 
 
-def _count_above(retriever: FilteredRetriever, query: QueryBundle, cap: int) -> int:
-    backend, collection, flt = retriever.backend, retriever.collection, retriever.qdrant_filter
-    if retriever.min_score is None:
-        return min(cap, backend.count(collection, flt))
-    return backend.count_above(collection, retriever.embed(query), flt, retriever.min_score, cap)
+def _page_and_count(
+    retriever: FilteredRetriever, query: QueryBundle, floor: float, cap: int
+) -> tuple[list[models.ScoredPoint], int]:
+    """The retriever's page and the hits at or above `floor` (up to `cap`), in one engine
+    operation: on Qdrant Edge the count and the page's candidates are one ids-only query."""
+    return retriever.backend.search_counted(
+        retriever.collection,
+        retriever.embed(query),
+        retriever.keyword_text(query),
+        retriever.qdrant_filter,
+        retriever.top_k,
+        retriever.offset,
+        floor,
+        cap,
+    )
 
 
 def _best_below(retriever: FilteredRetriever, query: QueryBundle, above: int) -> float | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 from qdrant_client import models
@@ -13,7 +13,6 @@ from scoperag.core.fields import FilterableField, build_filter, empty_selection
 from scoperag.core.generations import GENERATION_KEY
 from scoperag.core.paths import expand_files, files_to_ingest
 from scoperag.pipelines.page_labels import label_runs
-from scoperag.pipelines.pdf import FileReport, ingest_pdfs
 from scoperag.retrievers.hybrid import HybridRetriever
 from scoperag.server.pdf_notes import store_note
 from scoperag.server.pdf_tools import (
@@ -27,6 +26,9 @@ from scoperag.server.pdf_tools import (
     StoreResult,
 )
 from scoperag.server.runtime import Runtime
+
+if TYPE_CHECKING:
+    from scoperag.pipelines.pdf import FileReport
 
 EMPTY_HINT = (
     "No PDFs are ingested yet. Run `scoperag ingest pdf FILE.pdf` (a running server shares the "
@@ -118,16 +120,20 @@ class PdfService:
         runtime = self.runtime
         settings = runtime.settings
         files = files_to_ingest(raw_paths, settings.allowed_dirs, ".pdf", settings.ingest_max_files)
-        reports = ingest_pdfs(
-            files,
-            runtime.backend,
-            runtime.embedder,
-            self.collection,
-            document_id,
-            progress,
-            pdf_indexes(runtime.settings),
-        )
-        return _ingest_result(reports)
+        return _ingest(runtime, files, self.collection, document_id, progress)
+
+
+def _ingest(
+    runtime: Runtime, files: list[Path], collection: str, document_id: str | None, progress: Any
+) -> IngestResult:
+    # imported here: pypdf is a quarter of a second that no search needs (issue 15, start-up)
+    from scoperag.pipelines.pdf import ingest_pdfs
+
+    indexes = pdf_indexes(runtime.settings)
+    reports = ingest_pdfs(
+        files, runtime.backend, runtime.embedder, collection, document_id, progress, indexes
+    )
+    return _ingest_result(reports)
 
 
 def _ingest_result(reports: list[FileReport]) -> IngestResult:
@@ -141,13 +147,4 @@ def ingest_paths(
 ) -> IngestResult:
     """CLI entry: ingest local files (no allowed-dirs check: the user runs it themselves)."""
     files = expand_files(paths, ".pdf")
-    reports = ingest_pdfs(
-        files,
-        runtime.backend,
-        runtime.embedder,
-        runtime.settings.pdf_collection,
-        document_id,
-        progress,
-        pdf_indexes(runtime.settings),
-    )
-    return _ingest_result(reports)
+    return _ingest(runtime, files, runtime.settings.pdf_collection, document_id, progress)

@@ -376,13 +376,27 @@ async def test_a_floor_at_zero_counts_every_match(memory_server, memories) -> No
     assert probes["total"] == len(PROBES) and "note" not in probes
 
 
-def test_count_above_is_the_number_of_hits_above_the_floor(memory_runtime, embedder) -> None:
-    """`count_above` counts ids in the engine (no point converted): the same number as the hits
-    a search returns above that floor, stopping at the cap, with the filter applied."""
-    backend, dense = memory_runtime.backend, embedder.embed_query("database storage settings")
+def test_search_counted_is_the_search_page_and_the_hits_above_the_floor(
+    memory_runtime, embedder
+) -> None:
+    """`search_counted` gives the page `search` gives (dense and hybrid, any offset) and counts
+    the hits a search returns above that floor, stopping at the cap, with the filter applied."""
+    backend, query = memory_runtime.backend, "database storage settings"
+    dense = embedder.embed_query(query)
+
+    def seen(points):
+        return [(point.id, round(point.score, 6), point.payload) for point in points]
+
     for floor in (-0.5, 0.1, 0.25, 0.4):
-        hits = backend.search(COLLECTION, dense, None, None, 100, 0, floor, with_payload=False)
-        assert backend.count_above(COLLECTION, dense, None, floor, 100) == len(hits)
-    assert backend.count_above(COLLECTION, dense, None, -1.0, 7) == 7
+        every = backend.search(COLLECTION, dense, None, None, 100, 0, floor, with_payload=False)
+        for text, offset in ((None, 0), (None, 3), (query, 0), (query, 3)):
+            page, count = backend.search_counted(
+                COLLECTION, dense, text, None, 4, offset, floor, 100
+            )
+            assert count == len(every)
+            searched = backend.search(COLLECTION, dense, text, None, 4, offset, floor)
+            assert seen(page) == seen(searched) and all(point.payload for point in page)
+    assert backend.search_counted(COLLECTION, dense, None, None, 4, 0, -1.0, 7)[1] == 7
     probes = build_filter([TAGS_ANY], {"tags": ["probe"]})
-    assert backend.count_above(COLLECTION, dense, probes, -1.0, 100) == len(PROBES)
+    page, count = backend.search_counted(COLLECTION, dense, query, probes, 4, 0, -1.0, 100)
+    assert count == len(PROBES) and {point.payload["memory_type"] for point in page} == {"probe"}
