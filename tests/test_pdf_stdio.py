@@ -73,3 +73,18 @@ def test_listing_every_profile_imports_neither_llamaindex_nor_qdrant_client() ->
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_handlers_leave_the_pdf_reader_to_ingestion() -> None:
+    """Issue 15: pypdf is a quarter of a second of a first answer's imports; only ingesting
+    reads PDFs, so importing every profile's handlers (what the warm-up does) leaves it out."""
+    import subprocess
+
+    services = ["pdf", "memory", "books", "dnd", "docs"]
+    probe = (
+        "import importlib, sys; "
+        f"[importlib.import_module(f'scoperag.server.{{p}}_service') for p in {services!r}]; "
+        "print('pypdf' in sys.modules, 'scoperag.server.pdf_service' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True"]
