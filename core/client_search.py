@@ -83,5 +83,6 @@ def count_above(
     score_threshold: float,
     cap: int,
 ) -> int:
-    """`VectorBackend.count_above` through qdrant-client: an ids-only dense query, counted."""
+    """The count `VectorBackend.search_counted` gives, through qdrant-client: an ids-only dense
+    query, counted."""
     return len(search(client, collection, dense, None, flt, cap, 0, score_threshold, False))
