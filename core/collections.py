@@ -14,16 +14,16 @@ EMBEDDER_KEY = "scoperag_embedder"
 
 def open_backend(settings: Settings) -> VectorBackend:
     """The engine the settings choose (server by URL, else the embedded default)."""
-    from scoperag.core.qdrant_client_backend import QdrantClientBackend
-
     kind = settings.effective_backend
-    if kind == "server":
-        key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
-        return QdrantClientBackend.server(settings.qdrant_url or "", key)
-    if kind == "edge":
+    if kind == "edge":  # its searches import neither LlamaIndex nor qdrant-client's client
         from scoperag.core.edge_backend import EdgeBackend
 
         return EdgeBackend.open(settings.data_dir / "edge")
+    from scoperag.core.qdrant_client_backend import QdrantClientBackend
+
+    if kind == "server":
+        key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
+        return QdrantClientBackend.server(settings.qdrant_url or "", key)
     return QdrantClientBackend.local(settings.data_dir / "qdrant")
 
 

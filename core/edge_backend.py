@@ -24,18 +24,21 @@ import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import qdrant_edge as edge
 from qdrant_client import models
 
 from scoperag.core import edge_search
 from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR, VectorBackend
-from scoperag.core.edge_vector_store import EdgeVectorStore
+from scoperag.core.edge_collection import EdgeCollection
 from scoperag.core.errors import ScoperagError, StoreLockedError
 
+if TYPE_CHECKING:
+    from llama_index.core.vector_stores.types import BasePydanticVectorStore
+
 # ef_construct 64 instead of 100 halves the indexing work (ingestion keeps up with embedding);
-# the search beams of `EdgeVectorStore.plan_search` keep recall@10 >= 0.99 on such graphs.
+# the search beams of `EdgeCollection.plan_search` keep recall@10 >= 0.99 on such graphs.
 HNSW = edge.HnswIndexConfig(m=16, ef_construct=64, full_scan_threshold=10_000)
 _METADATA = "collection.json"
 _SHARD = "shard"
@@ -67,7 +70,7 @@ class EdgeBackend(VectorBackend):
     def __init__(self, root: Path, lock: IO[str]) -> None:
         self.root = root
         self._lock = lock
-        self._stores: dict[str, EdgeVectorStore] = {}
+        self._stores: dict[str, EdgeCollection] = {}
         self._loading = threading.Lock()
         self._records: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}
 
@@ -90,7 +93,15 @@ class EdgeBackend(VectorBackend):
             )
         return self.root / collection
 
-    def vector_store(self, collection: str) -> EdgeVectorStore:
+    def vector_store(self, collection: str) -> BasePydanticVectorStore:
+        """LlamaIndex's vector store over the collection (LlamaIndex is imported here, not for
+        the tools' searches)."""
+        from scoperag.core.edge_vector_store import EdgeVectorStore
+
+        return EdgeVectorStore(self.edge_collection(collection))
+
+    def edge_collection(self, collection: str) -> EdgeCollection:
+        """The collection's engine operations on its shard, loaded on first use."""
         store = self._stores.get(collection)
         if store is not None:
             return store
@@ -105,10 +116,10 @@ class EdgeBackend(VectorBackend):
                 self._stores[collection] = store
             return self._stores[collection]
 
-    def _store(self, shard: edge.EdgeShard, collection: str, keywords: bool) -> EdgeVectorStore:
-        store = EdgeVectorStore(shard, collection, keywords=keywords)
-        store._hidden = lambda: self.generations.hidden(collection)
-        return store
+    def _store(self, shard: edge.EdgeShard, collection: str, keywords: bool) -> EdgeCollection:
+        return EdgeCollection(
+            shard, collection, keywords, lambda: self.generations.hidden(collection)
+        )
 
     def _record(self, collection: str) -> dict[str, Any]:
         """collection.json, parsed once per version of the file (a read per query cost 0.3 ms).
@@ -148,12 +159,12 @@ class EdgeBackend(VectorBackend):
         return copy.deepcopy(self._record(collection)["metadata"])  # the cached one stays intact
 
     def has_keywords(self, collection: str) -> bool:
-        return self.vector_store(collection).keywords
+        return self.edge_collection(collection).keywords
 
     def add_keywords(self, collection: str) -> int:
         if self.has_keywords(collection):
             return 0
-        record, old = self._record(collection), self.vector_store(collection)
+        record, old = self._record(collection), self.edge_collection(collection)
         folder, name = self._dir(collection), f"shard-{uuid.uuid4().hex[:8]}"
         for leftover in folder.glob("shard-*"):  # an interrupted reindex's unfinished copy
             shutil.rmtree(leftover)
@@ -185,7 +196,7 @@ class EdgeBackend(VectorBackend):
         score_threshold: float | None = None,
         with_payload: bool = True,
     ) -> list[models.ScoredPoint]:
-        store = self.vector_store(collection)  # its filters hide what readers must not see
+        store = self.edge_collection(collection)  # its filters hide what readers must not see
         return edge_search.search(
             store, dense, text, flt, limit, offset, score_threshold, with_payload
         )
@@ -201,7 +212,7 @@ class EdgeBackend(VectorBackend):
         score_threshold: float,
         cap: int,
     ) -> tuple[list[models.ScoredPoint], int]:
-        store = self.vector_store(collection)
+        store = self.edge_collection(collection)
         return edge_search.search_counted(
             store, dense, text, flt, limit, offset, score_threshold, cap
         )
@@ -214,16 +225,16 @@ class EdgeBackend(VectorBackend):
         self.generations.forget(collection)  # a registry written through another process
 
     def payload_indexes(self, collection: str) -> dict[str, str]:
-        schema = self.vector_store(collection).client.info().payload_schema
+        schema = self.edge_collection(collection).client.info().payload_schema
         names = {kind: plain for plain, kind in _EDGE_SCHEMAS.items()}
         return {key: names[info.data_type] for key, info in schema.items()}
 
     def create_index(self, collection: str, key: str, schema: models.PayloadSchemaType) -> None:
         operation = edge.UpdateOperation.create_field_index(key, _SCHEMAS[schema])
-        self.vector_store(collection).update(operation)
+        self.edge_collection(collection).update(operation)
 
     def delete(self, collection: str, flt: models.Filter) -> None:
-        self.vector_store(collection).delete_by_filter(flt)
+        self.edge_collection(collection).delete_by_filter(flt)
 
     def delete_collection(self, collection: str) -> None:
         """Forget the metadata first (the collection is gone at once), then free the files."""
@@ -244,29 +255,29 @@ class EdgeBackend(VectorBackend):
         offset: int = 0,
         order_by: models.OrderBy | None = None,
     ) -> list[models.Record]:
-        return self.vector_store(collection).scroll(flt, limit, offset, order_by)
+        return self.edge_collection(collection).scroll(flt, limit, offset, order_by)
 
     def points(self, collection: str, batch_size: int = 512) -> Iterator[list[models.Record]]:
         """Every point with its vectors and payload, a page at a time (for migrations)."""
-        return self.vector_store(collection).points(batch_size)
+        return self.edge_collection(collection).points(batch_size)
 
     def count(self, collection: str, flt: models.Filter | None) -> int:
-        return self.vector_store(collection).count(flt)
+        return self.edge_collection(collection).count(flt)
 
     def facet(
         self, collection: str, key: str, flt: models.Filter | None, limit: int
     ) -> dict[Any, int]:
-        return self.vector_store(collection).facet(key, flt, limit)
+        return self.edge_collection(collection).facet(key, flt, limit)
 
     def key_values(self, collection: str, key: str) -> list[Any]:
-        return self.vector_store(collection).key_values(key)
+        return self.edge_collection(collection).key_values(key)
 
     def set_payload(self, collection: str, point_id: int | str, payload: dict[str, Any]) -> None:
         operation = edge.UpdateOperation.set_payload([point_id], payload)
-        self.vector_store(collection).update(operation)
+        self.edge_collection(collection).update(operation)
 
     def upsert_points(self, collection: str, points: list[models.PointStruct]) -> None:
-        self.vector_store(collection).upsert_points(points)
+        self.edge_collection(collection).upsert_points(points)
 
     def close(self) -> None:
         for store in self._stores.values():

@@ -12,11 +12,11 @@ from scoperag.core.bm25 import query_vector
 from scoperag.core.edge_filters import plain_id, to_edge_vectors
 
 if TYPE_CHECKING:
-    from scoperag.core.edge_vector_store import EdgeVectorStore
+    from scoperag.core.edge_collection import EdgeCollection
 
 
 def search(
-    store: EdgeVectorStore,
+    store: EdgeCollection,
     dense: list[float],
     text: str | None,
     flt: models.Filter | None,
@@ -26,7 +26,7 @@ def search(
     with_payload: bool = True,
 ) -> list[models.ScoredPoint]:
     """`VectorBackend.search` on an Edge shard (see there for what it returns)."""
-    edge_filter = store._visible(flt)  # narrowed to what readers may see (core.generations)
+    edge_filter = store.visible(flt)  # narrowed to what readers may see (core.generations)
     if _hybrid(store, text):
         candidates = max(offset + limit, FUSION_CANDIDATES)
         nearest = _nearest(store, dense, edge_filter, candidates, 0, score_threshold, False)
@@ -36,7 +36,7 @@ def search(
 
 
 def search_counted(
-    store: EdgeVectorStore,
+    store: EdgeCollection,
     dense: list[float],
     text: str | None,
     flt: models.Filter | None,
@@ -47,7 +47,7 @@ def search_counted(
 ) -> tuple[list[models.ScoredPoint], int]:
     """`VectorBackend.search_counted` on an Edge shard: one ids-only nearest-neighbour query
     settles the count and the candidates; the page's payloads come by id (or with the fusion)."""
-    edge_filter = store._visible(flt)
+    edge_filter = store.visible(flt)
     depth = offset + limit
     nearest = _nearest(store, dense, edge_filter, max(depth, cap), 0, score_threshold, False)
     if _hybrid(store, text):
@@ -58,12 +58,12 @@ def search_counted(
     return page, min(len(nearest), cap)
 
 
-def _hybrid(store: EdgeVectorStore, text: str | None) -> bool:
+def _hybrid(store: EdgeCollection, text: str | None) -> bool:
     return bool(text and text.strip() and store.keywords)
 
 
 def _fused(
-    store: EdgeVectorStore,
+    store: EdgeCollection,
     dense: list[float],
     text: str,
     nearest: list[Any],
@@ -107,7 +107,7 @@ def _fused(
     )
 
 
-def _with_payloads(store: EdgeVectorStore, nearest: list[Any]) -> list[models.ScoredPoint]:
+def _with_payloads(store: EdgeCollection, nearest: list[Any]) -> list[models.ScoredPoint]:
     """These ids-only hits, in their order, with their payloads."""
     if not nearest:
         return []
@@ -119,7 +119,7 @@ def _with_payloads(store: EdgeVectorStore, nearest: list[Any]) -> list[models.Sc
 
 
 def _nearest(
-    store: EdgeVectorStore,
+    store: EdgeCollection,
     dense: list[float],
     edge_filter: edge.Filter | None,
     limit: int,

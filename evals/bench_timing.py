@@ -136,7 +136,7 @@ def raw_query(
 
         from scoperag.core.edge_filters import to_edge_filter
 
-        store = backend.vector_store(collection)
+        store = backend.edge_collection(collection)
         edge_filter = to_edge_filter(flt)
         points = store.client.query(
             edge.QueryRequest(

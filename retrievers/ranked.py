@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llama_index.core.schema import QueryBundle
 from qdrant_client import models
 
 from scoperag.core.collections import ready_for_reading
-from scoperag.retrievers.filtered import FilteredRetriever
+from scoperag.retrievers.searches import FilteredSearch, SearchQuery
 
 
 @dataclass
@@ -25,7 +24,7 @@ LOWEST_COSINE = -1.0  # a floor at or below it keeps every point: no floor at al
 
 
 def ranked_page(
-    retriever: FilteredRetriever, query: QueryBundle, min_score: float | None, cap: int
+    retriever: FilteredSearch, query: SearchQuery, min_score: float | None, cap: int
 ) -> RankedPage:
     """The retriever's page (its `offset` and `top_k`) above `min_score`, with the total.
 
@@ -61,7 +60,7 @@ def ranked_page(
 
 
 def _page_and_count(
-    retriever: FilteredRetriever, query: QueryBundle, floor: float, cap: int
+    retriever: FilteredSearch, query: SearchQuery, floor: float, cap: int
 ) -> tuple[list[models.ScoredPoint], int]:
     """The retriever's page and the hits at or above `floor` (up to `cap`), in one engine
     operation: on Qdrant Edge the count and the page's candidates are one ids-only query."""
@@ -77,7 +76,7 @@ def _page_and_count(
     )
 
 
-def _best_below(retriever: FilteredRetriever, query: QueryBundle, above: int) -> float | None:
+def _best_below(retriever: FilteredSearch, query: SearchQuery, above: int) -> float | None:
     found = retriever.backend.search(
         retriever.collection,
         retriever.embed(query),

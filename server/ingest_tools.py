@@ -68,7 +68,14 @@ def _folders(runtime: Runtime, raws: list[str]) -> list[Path]:
 def add_book_ingest(tools: LocalProvider, runtime: Runtime) -> None:
     """`ingest_book`: a plain-text book, replacing the book stored under the same id."""
 
-    @tools.tool(name="ingest_book", annotations=DESTRUCTIVE)
+    @tools.tool(
+        name="ingest_book",
+        annotations=DESTRUCTIVE,
+        description=(
+            "Ingest a plain-text book (Project Gutenberg headers are removed) for spoiler-safe "
+            "search_book; re-ingesting a book id replaces that book."
+        ),
+    )
     async def ingest_book(
         path: Annotated[FilePath, Field(description=f"A UTF-8 text file {_BELOW}.")],
         book_id: Annotated[Name, Field(description="Id the book tools will know the book by.")],
@@ -77,8 +84,6 @@ def add_book_ingest(tools: LocalProvider, runtime: Runtime) -> None:
             Name | None, Field(description="Title (default: the Gutenberg title or file name).")
         ] = None,
     ) -> dict[str, Any]:
-        """Ingest a plain-text book (Project Gutenberg headers are removed) for spoiler-safe
-        search_book; re-ingesting a book id replaces that book."""
         from scoperag.pipelines.book import BookRejectedError
         from scoperag.pipelines.book import ingest_book as ingest
 
@@ -100,14 +105,19 @@ def add_book_ingest(tools: LocalProvider, runtime: Runtime) -> None:
 def add_memory_ingest(tools: LocalProvider, runtime: Runtime) -> None:
     """`ingest_memories`: a JSON file of memories."""
 
-    @tools.tool(name="ingest_memories", annotations=WRITES)
+    @tools.tool(
+        name="ingest_memories",
+        annotations=WRITES,
+        description=(
+            "Import memories from a JSON file: a list of {content, tags, memory_type, created_at, "
+            "metadata} objects, or an object with a `memories` list. Content already stored is "
+            "kept once; a bad item is reported with its position and skipped."
+        ),
+    )
     async def ingest_memories(
         path: Annotated[FilePath, Field(description=f"A JSON file {_BELOW}.")],
         ctx: Context,
     ) -> dict[str, Any]:
-        """Import memories from a JSON file: a list of {content, tags, memory_type, created_at,
-        metadata} objects, or an object with a `memories` list. Content already stored is kept
-        once; a bad item is reported with its position and skipped."""
         from scoperag.pipelines.memories import import_memories
 
         file = _file(runtime, path)
@@ -125,7 +135,15 @@ def add_memory_ingest(tools: LocalProvider, runtime: Runtime) -> None:
 def add_dnd_ingest(tools: LocalProvider, runtime: Runtime) -> None:
     """`ingest_dnd`: Open5e fixture folders."""
 
-    @tools.tool(name="ingest_dnd", annotations=DESTRUCTIVE)
+    @tools.tool(
+        name="ingest_dnd",
+        annotations=DESTRUCTIVE,
+        description=(
+            "Ingest Open5e (API v1) folders: one item per spell, creature, equipment, character "
+            "option or rule; re-ingesting a file replaces its items; other files are skipped with "
+            "a note."
+        ),
+    )
     async def ingest_dnd(
         paths: Annotated[
             FilePaths,
@@ -136,9 +154,6 @@ def add_dnd_ingest(tools: LocalProvider, runtime: Runtime) -> None:
         ],
         ctx: Context,
     ) -> dict[str, Any]:
-        """Ingest Open5e (API v1) folders: one item per spell, creature, equipment, character
-        option or rule; re-ingesting a file replaces its items; other files are skipped with a
-        note."""
         from scoperag.server.dnd_service import ingest_paths
 
         folders = _folders(runtime, paths)
@@ -153,14 +168,19 @@ def add_dnd_ingest(tools: LocalProvider, runtime: Runtime) -> None:
 def add_docs_ingest(tools: LocalProvider, runtime: Runtime) -> None:
     """`ingest_docs`: a JSONL file of documents."""
 
-    @tools.tool(name="ingest_docs", annotations=DESTRUCTIVE)
+    @tools.tool(
+        name="ingest_docs",
+        annotations=DESTRUCTIVE,
+        description=(
+            "Ingest a JSONL file, one document a line (doc_id, title, text, scope, status, "
+            "doc_type, agent_id, updated_at); re-ingesting a doc_id replaces it; a bad line is "
+            "reported with its number and skipped."
+        ),
+    )
     async def ingest_docs(
         path: Annotated[FilePath, Field(description=f"A JSONL file {_BELOW}.")],
         ctx: Context,
     ) -> dict[str, Any]:
-        """Ingest a JSONL file, one document a line (doc_id, title, text, scope, status,
-        doc_type, agent_id, updated_at); re-ingesting a doc_id replaces it; a bad line is
-        reported with its number and skipped."""
         from scoperag.pipelines.docs import ingest_docs_jsonl
 
         file = _file(runtime, path)

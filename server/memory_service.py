@@ -6,7 +6,6 @@ import re
 from typing import Any
 
 from fastmcp.tools import ToolResult
-from llama_index.core.schema import QueryBundle
 
 from scoperag.core.contracts.memory import (
     COLLECTION,
@@ -23,11 +22,9 @@ from scoperag.core.contracts.memory import (
 )
 from scoperag.core.errors import InvalidParameterError
 from scoperag.core.fields import build_filter, empty_selection
-from scoperag.pipelines.memories import delete_memory, make_memory, store_memories
 from scoperag.pipelines.memory_order import backfill_order, last_order_key
-from scoperag.retrievers.browse import BrowseRetriever
-from scoperag.retrievers.hybrid import HybridRetriever
 from scoperag.retrievers.ranked import RankedPage, ranked_page
+from scoperag.retrievers.searches import BrowseSearch, HybridSearch, TextQuery
 from scoperag.server.memory_tools import (
     FACETS,
     MODE_FACETS,
@@ -84,6 +81,9 @@ class MemoryService:
         self.runtime = runtime
 
     def store(self, params: StoreMemoryParams) -> StoreMemoryResult:
+        # the pipeline (LlamaIndex's ingestion) loads on the first write: a search never waits
+        from scoperag.pipelines.memories import make_memory, store_memories
+
         memory = make_memory(params.content, params.tags, params.memory_type, None, params.metadata)
         runtime = self.runtime
         report = store_memories(runtime.backend, runtime.embedder, [memory])
@@ -97,6 +97,8 @@ class MemoryService:
             raise InvalidParameterError(
                 "content_hash", params.content_hash, "the 64-character hex sha256 of a memory"
             )
+        from scoperag.pipelines.memories import delete_memory
+
         deleted = delete_memory(self.runtime.backend, hash_)
         message = "Deleted." if deleted else "No memory has this content_hash; nothing deleted."
         return DeleteMemoryResult(content_hash=hash_, deleted=deleted, message=message)
@@ -142,11 +144,9 @@ class MemoryService:
     ) -> tuple[int, list[MemoryRow], list[str]]:
         """A page ranked by meaning and keywords above the floor, and notes on what it hid."""
         runtime = self.runtime
-        retriever = HybridRetriever(
-            runtime.backend, runtime.embedder, COLLECTION, flt, size, offset
-        )
-        page = ranked_page(retriever, QueryBundle(query), cosine_floor(min_similarity), MAX_RANKED)
-        notes = [note for note in (_floor_note(page, min_similarity), retriever.keyword_hint())]
+        search = HybridSearch(runtime.backend, runtime.embedder, COLLECTION, flt, size, offset)
+        page = ranked_page(search, TextQuery(query), cosine_floor(min_similarity), MAX_RANKED)
+        notes = [note for note in (_floor_note(page, min_similarity), search.keyword_hint())]
         rows = [_row(hit.payload or {}, hit.score) for hit in page.hits]
         return page.total, rows, [note for note in notes if note]
 
@@ -157,7 +157,7 @@ class MemoryService:
         backend = self.runtime.backend
         backfill_order(backend)  # memories stored before the order key existed
         start = None if before is None else last_order_key(before)
-        browse = BrowseRetriever(backend, COLLECTION, ORDER_KEY, flt, offset, size, start)
+        browse = BrowseSearch(backend, COLLECTION, ORDER_KEY, flt, offset, size, start)
         total = browse.total()
         records = browse.records() if offset < total else []
         return total, [_row(record.payload or {}, None) for record in records]

@@ -147,7 +147,13 @@ def build(runtime: Runtime) -> LocalProvider:
         )
     )
 
-    @tools.tool(name="qdrant-ingest-pdf", annotations=DESTRUCTIVE)
+    @tools.tool(
+        name="qdrant-ingest-pdf",
+        annotations=DESTRUCTIVE,
+        description=(
+            "Ingest PDFs (one or more chunks per page); re-ingesting a file replaces its pages."
+        ),
+    )
     async def ingest_pdf(
         paths: Annotated[
             FilePaths,
@@ -161,7 +167,6 @@ def build(runtime: Runtime) -> LocalProvider:
             Field(description="Id for a single PDF; default: the file name without extension."),
         ] = None,
     ) -> IngestResult:
-        """Ingest PDFs (one or more chunks per page); re-ingesting a file replaces its pages."""
         return await run_with_progress(
             ctx,
             lambda p: service().ingest(paths, document_id, p),

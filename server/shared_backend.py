@@ -13,16 +13,8 @@ from __future__ import annotations
 import abc
 import threading
 import time
-from collections.abc import Callable, Sequence
-from typing import Any
-
-from llama_index.core.schema import BaseNode
-from llama_index.core.vector_stores.types import (
-    BasePydanticVectorStore,
-    VectorStoreQuery,
-    VectorStoreQueryResult,
-)
-from pydantic import PrivateAttr
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from scoperag.core.backend import VectorBackend
 from scoperag.core.collections import open_backend
@@ -36,6 +28,9 @@ from scoperag.core.remote_backend import (
 )
 from scoperag.core.settings import Settings
 from scoperag.server.owner import OwnerServer, engine_dir, read_record
+
+if TYPE_CHECKING:
+    from scoperag.server.shared_vector_store import SharedVectorStore
 
 TAKEOVER_SECONDS = 30.0  # how long to wait for a new owner to listen before giving up
 
@@ -113,6 +108,10 @@ class SharedBackend(VectorBackend):
             self._connect()
 
     def vector_store(self, collection: str) -> SharedVectorStore:
+        """LlamaIndex's vector store over the collection, its calls run where the engine is
+        open (LlamaIndex is imported here, not for the tools' searches)."""
+        from scoperag.server.shared_vector_store import SharedVectorStore
+
         return SharedVectorStore(collection, self._call)
 
     @property
@@ -150,48 +149,3 @@ def _forward(op: str) -> Callable[..., Any]:
 for _name in BACKEND_OPS:  # one forwarder per operation of the table: new ones come for free
     setattr(SharedBackend, _name, _forward(f"backend.{_name}"))
 abc.update_abstractmethods(SharedBackend)
-
-
-class SharedVectorStore(BasePydanticVectorStore):
-    """A collection's LlamaIndex vector store whose calls run where the engine is open."""
-
-    stores_text: bool = True
-    collection_name: str
-    _call: Callable[[str, tuple[Any, ...], dict[str, Any]], Any] = PrivateAttr()
-
-    def __init__(self, collection_name: str, call: Callable[..., Any]) -> None:
-        super().__init__(collection_name=collection_name)
-        self._call = call
-
-    @classmethod
-    def class_name(cls) -> str:
-        return "SharedVectorStore"
-
-    @property
-    def client(self) -> Any:
-        return None
-
-    def _op(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        return self._call(f"store.{name}", (self.collection_name, *args), kwargs)
-
-    def add(self, nodes: Sequence[BaseNode], **add_kwargs: Any) -> list[str]:
-        return self._op("add", list(nodes), **add_kwargs)
-
-    def query(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
-        return self._op("query", query, **kwargs)
-
-    def delete(self, ref_doc_id: str, **delete_kwargs: Any) -> None:
-        self._op("delete", ref_doc_id, **delete_kwargs)
-
-    def delete_nodes(
-        self, node_ids: list[str] | None = None, filters: Any = None, **delete_kwargs: Any
-    ) -> None:
-        self._op("delete_nodes", node_ids, filters, **delete_kwargs)
-
-    def get_nodes(
-        self, node_ids: list[str] | None = None, filters: Any = None, limit: int | None = None
-    ) -> list[BaseNode]:
-        return self._op("get_nodes", node_ids, filters, limit)
-
-    def clear(self) -> None:
-        self._op("clear")

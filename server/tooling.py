@@ -17,7 +17,7 @@ from pydantic.json_schema import SkipJsonSchema
 from scoperag.core.errors import ScoperagError
 from scoperag.core.fields import FilterableField
 from scoperag.core.param_types import StrictParams
-from scoperag.server.output_schema import output_schema
+from scoperag.server.output_schema import inline_refs, output_schema
 
 # MCP tool annotations; an absent hint means readOnly false, destructive TRUE, idempotent false,
 # openWorld true, so every tool states all four.
@@ -146,7 +146,7 @@ class ModelTool(Tool):
         result: type[BaseModel],
         annotations: dict[str, bool] = READ_ONLY,
     ) -> ModelTool:
-        schema = params.model_json_schema()
+        schema = inline_refs(params.model_json_schema())
         schema.pop("title", None)
         return cls(
             name=name,

@@ -1,15 +1,17 @@
 """Handlers built on their first call, and a warm-up that loads them early in the background.
 
-A profile's handlers (`module:Class(runtime)`) pull in LlamaIndex, qdrant-client and pypdf, and
-the query path the embedding model: seconds of imports that `initialize` and `tools/list` must
-not wait for. `serve` starts `start_warm_up` as soon as the server is built: a daemon thread
-that waits until the client has its tool list (or `LIST_GRACE_SECONDS`: both run on the same
-interpreter lock, so warming up earlier would slow `tools/list` down), then imports the
-handlers' modules and loads and warms the model. A call that arrives meanwhile waits only for
-what it needs: the handlers (one import at a time, `_IMPORTING`), and the model if it embeds,
-told so by a progress notification (`StartUpMiddleware`). In `serve`, such a call also starts
-loading the model in a child process, on the other core, and embeds through it until the model
-has loaded here (`core/model_bridge.py`): the handlers' imports and the model's load overlap.
+A profile's handlers (`module:Class(runtime)`) pull in qdrant-client, most of them LlamaIndex
+(memory's searches do not: `retrievers/searches.py`), and the query path the embedding model:
+seconds of imports that `initialize` and `tools/list` must not wait for. `serve` starts
+`start_warm_up` as soon as the server is built: a daemon thread that waits until the client has
+its tool list (or `LIST_GRACE_SECONDS`: both run on the same interpreter lock, so warming up
+earlier would slow `tools/list` down) and a moment more for a call sent straight after it, then
+imports the handlers' modules and loads and warms the model. A call that arrives meanwhile
+waits only for what it needs: the handlers (one import at a time, `_IMPORTING`), and the model
+if it embeds, told so by a progress notification (`StartUpMiddleware`). In `serve`, such a call
+also starts loading the model in a child process, on the other core, and embeds through it
+until the model has loaded here (`core/model_bridge.py`): the handlers' imports and the model's
+load overlap.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ from scoperag.server.runtime import Runtime
 EMBEDDED_ARGUMENTS = ("query", "quote")
 LOADING_NOTICE = "loading the embedding model (first call after start-up); the answer follows"
 LIST_GRACE_SECONDS = 1.0  # the warm-up starts at the latest this long after the server is built
+# after `tools/list`, a call the client sends straight away imports its own handler first: an
+# import cannot be interrupted, and the warm-up's first (another profile's) may take seconds
+FIRST_CALL_SECONDS = 0.25
 _IMPORTING = threading.RLock()  # the warm-up's imports and a first call's, one after the other
 _HANDLER_MODULES: dict[str, None] = {}  # every deferred handler's module, in declaration order
 
@@ -61,7 +66,8 @@ def _give_way(runtime: Runtime) -> None:
 
 
 def _warm_up(runtime: Runtime, listed: threading.Event) -> None:
-    listed.wait(LIST_GRACE_SECONDS)
+    if listed.wait(LIST_GRACE_SECONDS):
+        time.sleep(FIRST_CALL_SECONDS)
     for module in list(_HANDLER_MODULES):
         _give_way(runtime)
         with _IMPORTING:

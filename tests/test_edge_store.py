@@ -24,8 +24,9 @@ from qdrant_client import models
 
 from scoperag.core.backend import DENSE_VECTOR
 from scoperag.core.edge_backend import EdgeBackend
+from scoperag.core.edge_collection import EF_MIN, EF_PER_SHARE, EXACT_BELOW
+from scoperag.core.edge_errors import MissingIndexError
 from scoperag.core.edge_filters import to_edge_filter
-from scoperag.core.edge_vector_store import EF_MIN, EF_PER_SHARE, EXACT_BELOW, MissingIndexError
 from scoperag.core.errors import StoreLockedError
 from scoperag.core.qdrant_client_backend import QdrantClientBackend
 from scoperag.core.settings import Settings
@@ -136,10 +137,10 @@ def test_delete_by_document_and_by_node_ids(edge_backend: EdgeBackend) -> None:
     nodes = _nodes(12)
     store.add(nodes)
     store.delete("doc-1")
-    left = {str(record.id) for record in store.scroll(None, limit=20)}
+    left = {str(record.id) for record in edge_backend.scroll("c", None, limit=20)}
     assert left == {node.node_id for node in nodes if node.ref_doc_id != "doc-1"}
     store.delete_nodes([nodes[0].node_id])
-    assert store.count() == 7
+    assert edge_backend.count("c", None) == 7
 
 
 def test_a_count_without_a_filter_is_exact_after_overwrites_and_deletes(
@@ -152,7 +153,7 @@ def test_a_count_without_a_filter_is_exact_after_overwrites_and_deletes(
     store.add(_nodes(16, seed=9))  # the first 12 ids are written again
     store.delete("doc-2")
     exact = store.client.count(edge.CountRequest(exact=True))
-    assert store.count() == edge_backend.count("c", None) == exact == 16 - 5
+    assert edge_backend.edge_collection("c").count() == exact == 16 - 5
 
 
 def test_a_kept_count_follows_every_kind_of_write(edge_backend: EdgeBackend) -> None:
@@ -223,7 +224,7 @@ def test_search_plan_follows_the_filter(tmp_path: Path) -> None:
         ],
     )
     backend.create_index("big", "part", models.PayloadSchemaType.INTEGER)
-    store = backend.vector_store("big")
+    store = backend.edge_collection("big")
 
     def plan(flt: models.Filter | None, given: object = None) -> tuple[object, bool]:
         params = store.plan_search(to_edge_filter(flt), 10, given)

@@ -15,7 +15,7 @@ from llama_index.core.vector_stores.types import (
 )
 from qdrant_client import models
 
-from scoperag.core.edge_vector_store import MissingIndexError
+from scoperag.core.edge_errors import MissingIndexError
 from scoperag.core.engine_codec import decode, decode_error, encode, encode_error
 from scoperag.core.errors import InvalidParameterError, ScoperagError
 

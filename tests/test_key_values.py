@@ -79,14 +79,14 @@ def test_a_search_plan_counts_a_broad_filter_once_per_write(
 ) -> None:
     """Issue 15: a broad filter's exact count (the search plan's recall guard) cost 8-12 ms per
     query at 100k; it is kept between writes, and a write makes the next plan count again."""
-    from scoperag.core import edge_vector_store
+    from scoperag.core import edge_collection
 
-    monkeypatch.setattr(edge_vector_store, "EXACT_BELOW", 1)  # every filter here is "broad"
+    monkeypatch.setattr(edge_collection, "EXACT_BELOW", 1)  # every filter here is "broad"
     backend = EdgeBackend.open(tmp_path / "edge")
     backend.create_collection("c", DIM, {})
     backend.create_index("c", "name", models.PayloadSchemaType.KEYWORD)
     backend.upsert_points("c", [_point(n, "Fireball") for n in range(1, 4)])
-    store = backend.vector_store("c")
+    store = backend.edge_collection("c")
     counted: list[int] = []
     real_count = store.count_edge
 
@@ -95,7 +95,7 @@ def test_a_search_plan_counts_a_broad_filter_once_per_write(
         return counted[-1]
 
     monkeypatch.setattr(type(store), "count_edge", lambda self, f: count_edge(f))
-    flt = store._visible(
+    flt = store.visible(
         models.Filter(
             must=[models.FieldCondition(key="name", match=models.MatchValue(value="Fireball"))]
         )

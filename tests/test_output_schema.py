@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastmcp.utilities.json_schema import dereference_refs
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
 from scoperag.core.settings import Settings
 from scoperag.server.app import build_server
-from scoperag.server.output_schema import output_schema
+from scoperag.server.output_schema import inline_refs, output_schema
 from scoperag.server.runtime import Runtime
 
 # values of every JSON type, in and out of the ranges and enums the tools' models declare
@@ -87,7 +88,7 @@ async def test_the_schemas_accept_what_pydantic_schemas_accept(tmp_path: Path, r
     checked = 0
     for name, (model, _published) in (await result_models(tmp_path)).items():
         ours = output_schema(model)
-        reference = model.model_json_schema(mode="serialization")
+        reference = inline_refs(model.model_json_schema(mode="serialization"))
         for props, reference_props in zip(properties(ours), properties(reference), strict=True):
             assert props.keys() == reference_props.keys(), name
             for field, value in itertools.product(props, PROBES[row::2]):
@@ -100,3 +101,29 @@ async def test_the_schemas_accept_what_pydantic_schemas_accept(tmp_path: Path, r
 def _accepts(root: dict[str, Any], spec: dict[str, Any], value: Any) -> bool:
     """Whether `value` is valid for the property schema `spec` (its `$ref`s resolved in root)."""
     return Draft202012Validator({**spec, "$defs": root.get("$defs", {})}).is_valid(value)
+
+
+async def test_listed_schemas_are_self_contained_as_fastmcp_would_send_them(
+    tmp_path: Path,
+) -> None:
+    """Issue 15: schemas are inlined once when the tools are built, exactly as FastMCP's
+    `DereferenceRefsMiddleware` inlines them (so it finds no `$ref` left on `tools/list`)."""
+    server = build_server(Runtime(Settings(data_dir=tmp_path, backend="edge")))
+    compared = 0
+    for tool in await server.list_tools():
+        assert "$ref" not in str(tool.parameters) and "$ref" not in str(tool.output_schema)
+        if not hasattr(tool, "params_model"):
+            continue
+        params, result = tool.params_model, tool.return_type
+        for schema in (params.model_json_schema(), result.model_json_schema(mode="serialization")):
+            assert inline_refs(schema) == dereference_refs(schema), tool.name
+            compared += "$defs" in schema
+    assert compared >= 10
+
+
+def test_a_self_referring_schema_is_left_as_it_is() -> None:
+    class Tree(BaseModel):
+        children: list[Tree] = []
+
+    schema = Tree.model_json_schema()
+    assert "$ref" in str(schema) and inline_refs(schema) == schema

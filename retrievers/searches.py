@@ -1,0 +1,152 @@
+"""The searches behind the retrievers, straight on the engine, without LlamaIndex.
+
+The tools run these (a freshly started server answers without importing LlamaIndex, issue 15);
+the LlamaIndex retrievers (`FilteredRetriever`, `HybridRetriever`, `BrowseRetriever`) are these
+same classes with `BaseRetriever`'s `retrieve` on top, so both paths share one implementation.
+A query is anything with `query_str` and `embedding` (LlamaIndex's `QueryBundle`, `TextQuery`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from qdrant_client import models
+
+from scoperag.core.backend import KEYWORD_HINT, VectorBackend
+from scoperag.core.collections import ready_for_reading
+from scoperag.core.embeddings import Embedder
+
+
+class SearchQuery(Protocol):
+    """A query's text, and its embedding once computed (LlamaIndex's `QueryBundle` is one)."""
+
+    query_str: str
+    embedding: list[float] | None
+
+
+@dataclass
+class TextQuery:
+    """A `SearchQuery` without LlamaIndex."""
+
+    query_str: str
+    embedding: list[float] | None = None
+
+
+class FilteredSearch:
+    """Top-k hits of one collection that satisfy `qdrant_filter` (AND of the tool's filters).
+
+    `offset` skips the best hits (pages); `min_score` keeps only hits whose cosine similarity
+    is at least that (the engine's score threshold). Scores are cosine similarities.
+    """
+
+    def __init__(
+        self,
+        backend: VectorBackend,
+        embedder: Embedder,
+        collection: str,
+        qdrant_filter: models.Filter | None = None,
+        top_k: int = 10,
+        offset: int = 0,
+        min_score: float | None = None,
+    ) -> None:
+        self.backend = backend
+        self.embedder = embedder
+        self.collection = collection
+        self.qdrant_filter = qdrant_filter
+        self.top_k = top_k
+        self.offset = offset
+        self.min_score = min_score
+
+    def keyword_text(self, query: SearchQuery) -> str | None:
+        """The text the engine ranks by keywords beside the vector: none, dense only."""
+        return None
+
+    def embed(self, query: SearchQuery) -> list[float]:
+        """The query's embedding, computed once and kept on the query."""
+        if query.embedding is None:
+            query.embedding = self.embedder.embed_query(query.query_str)
+        return query.embedding
+
+    def points(
+        self, query: SearchQuery, with_payload: bool = True, checked: bool = False
+    ) -> list[models.ScoredPoint]:
+        """The hits as the engine returns them (no nodes built): best first, cosine scores.
+
+        `checked`: the caller has just run `ready_for_reading` (it is not run twice)."""
+        if not checked and not ready_for_reading(self.backend, self.embedder, self.collection):
+            return []
+        return self.backend.search(
+            self.collection,
+            self.embed(query),
+            self.keyword_text(query),
+            self.qdrant_filter,
+            self.top_k,
+            self.offset,
+            self.min_score,
+            with_payload,
+        )
+
+
+class HybridSearch(FilteredSearch):
+    """`FilteredSearch` whose ranking also weighs BM25 keyword matches of the query.
+
+    The engine runs two prefetches under the same filter and cosine floor (dense nearest
+    neighbours, and the BM25 ranking of those same candidates) and fuses their scores (DBSF, each
+    normalised by its spread).
+    Keywords reorder what the floor lets through; they never bring in a hit below it. Scores
+    stay cosine similarities. A collection built before hybrid search has no BM25 vectors: it
+    is searched by meaning alone and `keyword_hint` says how to add them.
+    """
+
+    def keyword_text(self, query: SearchQuery) -> str | None:
+        return query.query_str
+
+    def keyword_hint(self) -> str | None:
+        """One line when the collection exists without BM25 vectors, else None."""
+        backend, collection = self.backend, self.collection
+        if backend.collection_exists(collection) and not backend.has_keywords(collection):
+            return KEYWORD_HINT.format(collection=collection)
+        return None
+
+
+class BrowseSearch:
+    """The points of `collection` matching `qdrant_filter`, ordered by `order_key` (newest first).
+
+    One page (`offset`, `limit`) at a time. `start_from` (an order key value, e.g. the end of a
+    date window) lets the engine start reading the order there instead of at the newest point;
+    it must not exclude any point the filter keeps.
+    """
+
+    def __init__(
+        self,
+        backend: VectorBackend,
+        collection: str,
+        order_key: str,
+        qdrant_filter: models.Filter | None = None,
+        offset: int = 0,
+        limit: int = 10,
+        start_from: float | None = None,
+    ) -> None:
+        self.backend = backend
+        self.collection = collection
+        self.qdrant_filter = qdrant_filter
+        self.order_by = models.OrderBy(
+            key=order_key, direction=models.Direction.DESC, start_from=start_from
+        )
+        self.offset = offset
+        self.limit = limit
+
+    def total(self) -> int:
+        """How many points match the filter (a count in the engine)."""
+        if not self.backend.collection_exists(self.collection):
+            return 0
+        return self.backend.count(self.collection, self.qdrant_filter)
+
+    def records(self) -> list[models.Record]:
+        """The page's points as the engine returns them (payloads, no nodes built)."""
+        if not self.backend.collection_exists(self.collection):
+            return []
+        return self.backend.scroll(
+            self.collection, self.qdrant_filter, self.limit, self.offset, order_by=self.order_by
+        )
