@@ -83,12 +83,12 @@ def kept_questions(seed: int = 14) -> list[dict[str, Any]]:
 async def run(runtime: Any, questions: list[dict[str, Any]]) -> None:
     from fastmcp import Client
 
-    from scoperag.retrievers.hybrid import HybridRetriever
+    from scoperag.retrievers.searches import HybridSearch
     from scoperag.server.app import build_server
 
     hits: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     latency: dict[str, list[float]] = defaultdict(list)
-    dense_only = mock.patch.object(HybridRetriever, "keyword_text", lambda self, query: None)
+    dense_only = mock.patch.object(HybridSearch, "keyword_text", lambda self, query: None)
     async with Client(build_server(runtime)) as client:
         for case in questions * 2:  # the first round warms up; the second is measured
             for mode in ("hybrid", "dense"):

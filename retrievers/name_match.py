@@ -1,11 +1,13 @@
-"""`NameMatchRetriever`: items by name, whole name first, then partial, then fuzzy.
+"""`NameSearch`: items by name, whole name first, then partial, then fuzzy.
 
 The candidate names come from Qdrant: a facet of the name key under the caller's filter gives
 every distinct name (once, however many documents hold it) with its number of points. The names
 are compared here (rapidfuzz) by the best of three similarities: whole string, word order free
 and spaces removed, so "fire ball", "featherfall" and "hand axe" name Fireball, Feather Fall
 and Handaxe exactly. Then the chosen names are fetched back with the same filter, so the same
-name in two documents gives two results, ordered by the documents' priority.
+name in two documents gives two results, ordered by the documents' priority. No LlamaIndex
+here: the tools search with this class; `NameMatchRetriever` (`retrievers/name_retriever.py`)
+is the same search as a LlamaIndex retriever.
 """
 
 from __future__ import annotations
@@ -19,9 +21,6 @@ from functools import lru_cache
 from typing import Any, Literal
 
 import numpy as np
-from llama_index.core.base.base_retriever import BaseRetriever
-from llama_index.core.schema import NodeWithScore, QueryBundle
-from llama_index.core.vector_stores.utils import metadata_dict_to_node
 from pydantic import BaseModel
 from qdrant_client import models
 from rapidfuzz import fuzz, process
@@ -199,7 +198,7 @@ class NameHits:
     uncounted: list[str]
 
 
-class NameMatchRetriever(BaseRetriever):
+class NameSearch:
     """Top-k points of one collection whose name answers the query, under `qdrant_filter`.
 
     Points sharing a name come back ordered by the payload key `tie_key` (e.g. the document):
@@ -216,7 +215,6 @@ class NameMatchRetriever(BaseRetriever):
         tie_key: str | None = None,
         tie_priority: tuple[str, ...] = (),
     ) -> None:
-        super().__init__()
         self.backend = backend
         self.collection = collection
         self.qdrant_filter = qdrant_filter
@@ -286,17 +284,7 @@ class NameMatchRetriever(BaseRetriever):
         score = {match.name: match.score for match in chosen}
         return [(record, score[record.payload[self.name_key]]) for record in records[: self.top_k]]
 
-    def retrieve_matches(self, matches: list[NameMatch]) -> list[NodeWithScore]:
-        """`matched_records` as nodes."""
-        return [
-            NodeWithScore(node=metadata_dict_to_node(record.payload), score=score)
-            for record, score in self.matched_records(matches)
-        ]
-
     def _tie(self, payload: dict) -> tuple[int, str]:
         value = str(payload.get(self.tie_key, "")) if self.tie_key else ""
         priority = self.tie_priority
         return (priority.index(value) if value in priority else len(priority), value)
-
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return self.retrieve_matches(self.find(query_bundle.query_str, self.top_k).matches)

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from llama_index.core.schema import BaseNode, QueryBundle
-from llama_index.core.vector_stores.utils import metadata_dict_to_node
 from pydantic import BaseModel
 from qdrant_client import models
 
 from scoperag.core.contracts.dnd import COLLECTION, DOCUMENTS, KINDS
 from scoperag.core.fields import FieldType, FilterableField, build_filter, empty_selection
-from scoperag.pipelines.dnd import FileProgress, ingest_folders
+from scoperag.core.node_payload import stored_text_and_metadata
 from scoperag.retrievers.fusion import Ranked, reciprocal_rank_fusion
-from scoperag.retrievers.hybrid import HybridRetriever
-from scoperag.retrievers.name_match import NameMatchRetriever
+from scoperag.retrievers.name_match import NameSearch
+from scoperag.retrievers.searches import HybridSearch, TextQuery
 from scoperag.server.dnd_tools import (
     DndHit,
     DndResult,
@@ -26,6 +24,9 @@ from scoperag.server.dnd_tools import (
     SearchParams,
 )
 from scoperag.server.runtime import Runtime
+
+if TYPE_CHECKING:
+    from scoperag.pipelines.dnd import FileProgress
 
 EMPTY_HINT = (
     "No D&D content is ingested yet. Run `scoperag ingest dnd DIR` on Open5e fixture folders "
@@ -38,8 +39,9 @@ def _equals(key: str, value: Any) -> models.FieldCondition:
     return models.FieldCondition(key=key, match=models.MatchValue(value=value))
 
 
-def _hit(node: BaseNode, score: float | None = None, match: str | None = None) -> DndHit:
-    return DndHit(**node.metadata, text=node.get_content(), score=score, match=match)
+def _hit(payload: dict[str, Any], score: float | None = None, match: str | None = None) -> DndHit:
+    text, metadata = stored_text_and_metadata(payload)
+    return DndHit(**metadata, text=text, score=score, match=match)
 
 
 class DndService:
@@ -98,15 +100,15 @@ class DndService:
             found = names.find(values["name"], enough=values["limit"])
             how = {match.name: match.match for match in found.matches}
             results = [
-                _hit(hit.node, hit.score, how[hit.node.metadata["name"]])
-                for hit in names.retrieve_matches(found.matches)
+                _hit(record.payload, score, how[record.payload["name"]])
+                for record, score in names.matched_records(found.matches)
             ]
             total = names.total(found)
         else:
             records = backend.scroll(
                 COLLECTION, flt, values["limit"], order_by=models.OrderBy(key="name_order")
             )
-            results = [_hit(metadata_dict_to_node(record.payload)) for record in records]
+            results = [_hit(record.payload) for record in records]
             short = len(records) < values["limit"]  # then these are all: nothing to count
             total = len(records) if short else backend.count(COLLECTION, flt)
         if not results:
@@ -118,10 +120,10 @@ class DndService:
             message = None
         return DndResult(results=results, total=total, message=message)
 
-    def _names(self, flt: models.Filter | None, limit: int) -> NameMatchRetriever:
+    def _names(self, flt: models.Filter | None, limit: int) -> NameSearch:
         """Names under `flt`; a name in several documents in the configured document order."""
         priority = tuple(self.runtime.settings.dnd_document_priority)
-        return NameMatchRetriever(
+        return NameSearch(
             self.runtime.backend, COLLECTION, flt, limit, tie_key="document", tie_priority=priority
         )
 
@@ -133,17 +135,17 @@ class DndService:
         flt = build_filter([DOCUMENTS], values)
         limit = values["limit"]
         query = values["query"]
-        hybrid = HybridRetriever(backend, self.runtime.embedder, COLLECTION, flt, limit)
+        hybrid = HybridSearch(backend, self.runtime.embedder, COLLECTION, flt, limit)
         names = self._names(flt, limit)
         found = names.matched_records(names.find(query, limit).matches)
         fused = reciprocal_rank_fusion(
             [
-                [Ranked(p.id, p.score, p.payload) for p in hybrid.points(QueryBundle(query))],
+                [Ranked(p.id, p.score, p.payload) for p in hybrid.points(TextQuery(query))],
                 [Ranked(record.id, score, record.payload) for record, score in found],
             ],
             limit,
         )
-        results = [_hit(metadata_dict_to_node(hit.item), hit.score) for hit in fused]
+        results = [_hit(hit.item, hit.score) for hit in fused]
         return DndResult(
             results=results,
             total=len(results),
@@ -174,6 +176,8 @@ def ingest_paths(
     runtime: Runtime, paths: list[Path], progress: FileProgress | None
 ) -> IngestResult:
     """Ingest Open5e folders (or a folder of them, or single files) into the dnd collection."""
+    from scoperag.pipelines.dnd import ingest_folders  # LlamaIndex: ingestion only
+
     reports = ingest_folders(paths, runtime.backend, runtime.embedder, progress)
     files = [{k: v for k, v in vars(report).items() if v not in (None, [])} for report in reports]
     ok = sum(report.ok for report in reports)

@@ -5,9 +5,17 @@ from __future__ import annotations
 from scoperag.core.contracts.docs import COLLECTION, DOCS_FILTERS, DocChunkPayload
 from scoperag.core.docs_filters import DocsSearchRequest
 from scoperag.core.index_status import refuse_unindexed
-from scoperag.retrievers.hybrid import HybridRetriever
+from scoperag.core.node_payload import stored_text_and_metadata
+from scoperag.retrievers.searches import HybridSearch, TextQuery
 from scoperag.server.docs_tools import EMPTY_HINT, DocsHit, DocsSearchResult
 from scoperag.server.runtime import Runtime
+
+
+def _hit(payload: dict, score: float) -> DocsHit:
+    text, metadata = stored_text_and_metadata(payload)
+    return DocsHit(
+        text=text, score=score, **{key: metadata.get(key) for key in DocChunkPayload.model_fields}
+    )
 
 
 class DocsService:
@@ -23,17 +31,13 @@ class DocsService:
         if not backend.collection_exists(COLLECTION):
             return DocsSearchResult(filters=filters, hits=[], message=EMPTY_HINT)
         refuse_unindexed(backend, COLLECTION, DOCS_FILTERS)
-        retriever = HybridRetriever(
+        search = HybridSearch(
             backend, self.runtime.embedder, COLLECTION, filters.qdrant_filter(), request.top_k
         )
         hits = [
-            DocsHit(
-                text=found.node.get_content(),
-                score=found.score or 0.0,
-                **{key: found.node.metadata.get(key) for key in DocChunkPayload.model_fields},
-            )
-            for found in retriever.retrieve(request.query)
+            _hit(point.payload or {}, point.score)
+            for point in search.points(TextQuery(request.query))
         ]
-        notes = [None if hits else "No document matches these filters.", retriever.keyword_hint()]
+        notes = [None if hits else "No document matches these filters.", search.keyword_hint()]
         message = " ".join(note for note in notes if note) or None
         return DocsSearchResult(filters=filters, hits=hits, message=message)

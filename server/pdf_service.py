@@ -11,10 +11,10 @@ from qdrant_client import models
 from scoperag.core.contracts.pdf import pdf_indexes
 from scoperag.core.fields import FilterableField, build_filter, empty_selection
 from scoperag.core.generations import GENERATION_KEY
+from scoperag.core.node_payload import stored_text_and_metadata
 from scoperag.core.paths import expand_files, files_to_ingest
 from scoperag.pipelines.page_labels import label_runs
-from scoperag.retrievers.hybrid import HybridRetriever
-from scoperag.server.pdf_notes import store_note
+from scoperag.retrievers.searches import HybridSearch, TextQuery
 from scoperag.server.pdf_tools import (
     DocumentInfo,
     DocumentList,
@@ -39,7 +39,7 @@ _HIT_KEYS = {"document_id", "physical_page_index", "page_label", "source"}
 _INTERNAL_KEYS = {"_node_content", "_node_type", "doc_id", "ref_doc_id", "text", GENERATION_KEY}
 
 
-def _hit(text: str, score: float, metadata: dict[str, Any]) -> PageHit:
+def _hit(text: str, metadata: dict[str, Any], score: float) -> PageHit:
     extra = {k: v for k, v in metadata.items() if k not in _HIT_KEYS | _INTERNAL_KEYS}
     return PageHit(
         text=text, score=score, metadata=extra, **{k: metadata.get(k) for k in _HIT_KEYS}
@@ -61,7 +61,7 @@ class PdfService:
         backend = self.runtime.backend
         if not backend.collection_exists(self.collection):
             return FindResult(hits=[], message=EMPTY_HINT)
-        retriever = HybridRetriever(
+        search = HybridSearch(
             backend,
             self.runtime.embedder,
             self.collection,
@@ -69,13 +69,15 @@ class PdfService:
             top_k=values["limit"],
         )
         hits = [
-            _hit(found.node.get_content(), found.score or 0.0, found.node.metadata)
-            for found in retriever.retrieve(values["query"])
+            _hit(*stored_text_and_metadata(point.payload or {}), score=point.score)
+            for point in search.points(TextQuery(values["query"]))
         ]
-        notes = [None if hits else "No page matches these filters.", retriever.keyword_hint()]
+        notes = [None if hits else "No page matches these filters.", search.keyword_hint()]
         return FindResult(hits=hits, message=" ".join(note for note in notes if note) or None)
 
     def store(self, params: StoreParams) -> StoreResult:
+        from scoperag.server.pdf_notes import store_note  # LlamaIndex: writes only
+
         runtime = self.runtime
         point_id = store_note(
             runtime.backend,

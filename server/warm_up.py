@@ -1,7 +1,8 @@
 """Handlers built on their first call, and a warm-up that loads them early in the background.
 
-A profile's handlers (`module:Class(runtime)`) pull in qdrant-client, most of them LlamaIndex
-(memory's searches do not: `retrievers/searches.py`), and the query path the embedding model:
+A profile's handlers (`module:Class(runtime)`) pull in qdrant-client, the books profile's also
+LlamaIndex (the other searches reach the engine without it: `retrievers/searches.py`,
+`core/node_payload.py`; ingestion loads it), and the query path the embedding model:
 seconds of imports that `initialize` and `tools/list` must not wait for. `serve` starts
 `start_warm_up` as soon as the server is built: a daemon thread that waits until the client has
 its tool list (or `LIST_GRACE_SECONDS`: both run on the same interpreter lock, so warming up

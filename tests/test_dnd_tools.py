@@ -345,7 +345,7 @@ async def test_search_ranks_as_llamaindex_fusion_does(
     from scoperag.core.contracts.dnd import COLLECTION, DOCUMENTS
     from scoperag.core.fields import build_filter
     from scoperag.retrievers.hybrid import HybridRetriever
-    from scoperag.retrievers.name_match import NameMatchRetriever
+    from scoperag.retrievers.name_retriever import NameMatchRetriever
 
     runtime = dnd_ingest[0]
     flt = build_filter([DOCUMENTS], {"documents": documents})

@@ -7,7 +7,6 @@ expected result of each search is worked out from that input, never written down
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -401,37 +400,3 @@ def test_search_counted_is_the_search_page_and_the_hits_above_the_floor(
     probes = build_filter([TAGS_ANY], {"tags": ["probe"]})
     page, count = backend.search_counted(COLLECTION, dense, query, probes, 4, 0, -1.0, 100)
     assert count == len(PROBES) and {point.payload["memory_type"] for point in page} == {"probe"}
-
-
-def test_a_search_runs_without_llamaindex(tmp_path: Path, embedder: Any) -> None:
-    """Issue 15: LlamaIndex's import (1.2-1.8 s) is not on a search's path, so a freshly
-    launched server answers its first `search` without it: a new process answers a ranked and
-    a newest-first search on the embedded engine, and LlamaIndex is still not imported."""
-    import subprocess
-    import sys
-
-    from scoperag.core.settings import Settings
-
-    runtime = Runtime(Settings(data_dir=tmp_path, backend="edge"), embedder=embedder)
-    stored = [
-        make_memory("Reading positions are saved per reader.", ["books"], "note", None),
-        make_memory("The store keeps one shard per collection.", ["storage"], "note", None),
-    ]
-    store_memories(runtime.backend, runtime.embedder, stored)
-    runtime.close()
-    probe = (
-        "import asyncio, sys; from fastmcp import Client; "
-        "from scoperag.server.app import build_server\n"
-        "async def totals():\n"
-        "    async with Client(build_server()) as client:\n"
-        "        ranked = await client.call_tool('search', {'query': 'where is the shard?'})\n"
-        "        newest = await client.call_tool('search', {'tags': ['books'], 'mode': 'tag'})\n"
-        "    return ranked.structured_content, newest.structured_content\n"
-        "ranked, newest = asyncio.run(totals())\n"
-        "print(ranked['memories'][0]['tags'], newest['total'], 'llama_index.core' in sys.modules)"
-    )
-    environment = {**os.environ, "SCOPERAG_DATA_DIR": str(tmp_path), "SCOPERAG_PROFILES": "memory"}
-    done = subprocess.run(
-        [sys.executable, "-c", probe], env=environment, capture_output=True, text=True, check=True
-    )
-    assert done.stdout.split() == ["['storage']", "1", "False"]
