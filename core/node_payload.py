@@ -4,7 +4,7 @@ Payloads follow LlamaIndex's Qdrant layout: `_node_content` holds the node as JS
 `node_to_metadata_dict`, read back whole by `metadata_dict_to_node`), with its `text` and
 `metadata` among its fields. A tool's hit needs only those two: reading them here spares a
 LlamaIndex node per hit, and LlamaIndex's import on a search's path (issue 15).
-`tests/test_node_payload.py` pins both against `metadata_dict_to_node` on every profile's points.
+`tests/test_lean_searches.py` pins both against `metadata_dict_to_node` on every profile's points.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 LlamaIndex's import is 1.2-1.8 s on this machine; a server launched by an MCP client answers
 its first search of these profiles without waiting for it (ingestion and the books profile,
-whose postprocessors work on nodes, still use it). The searches run in a new process, as a
-launched server would."""
+whose postprocessors work on nodes, still use it). Their hits' text and metadata are read from
+the payloads (`core/node_payload.py`) instead of LlamaIndex nodes built from them."""
 
 from __future__ import annotations
 
@@ -12,12 +12,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from llama_index.core.vector_stores.utils import metadata_dict_to_node
+
 from scoperag.core.embeddings import Embedder
+from scoperag.core.node_payload import stored_text_and_metadata
 from scoperag.core.settings import Settings
+from scoperag.pipelines.book import ingest_book
 from scoperag.pipelines.dnd import ingest_folders
 from scoperag.pipelines.docs import ingest_docs_jsonl
 from scoperag.pipelines.memories import import_memories
 from scoperag.server.demo import SAMPLES
+from scoperag.server.pdf_notes import store_note
 from scoperag.server.pdf_service import ingest_paths
 from scoperag.server.runtime import Runtime
 
@@ -47,16 +53,52 @@ print(*asyncio.run(found()), "llama_index.core" in sys.modules)
 """
 
 
-def test_memory_pdf_dnd_and_docs_searches_import_no_llamaindex(
-    tmp_path: Path, embedder: Embedder
-) -> None:
-    runtime = Runtime(Settings(data_dir=tmp_path, backend="edge"), embedder=embedder)
+@pytest.fixture(scope="module")
+def sample_store(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Path:
+    """Every profile's samples through its real pipeline, and a PDF note with nested metadata,
+    in a data dir no process holds afterwards."""
+    data_dir = tmp_path_factory.mktemp("samples")
+    settings = Settings(data_dir=data_dir, backend="edge")
+    runtime = Runtime(settings, embedder=embedder)
+    backend = runtime.backend
     ingest_paths(runtime, [SAMPLES / "qpdf-page-labels-num-tree.pdf"], None, None)
-    ingest_docs_jsonl(SAMPLES / "docs.jsonl", runtime.backend, embedder)
-    import_memories(SAMPLES / "memories.json", runtime.backend, embedder)
-    ingest_folders([SAMPLES / "dnd" / "wotc-srd"], runtime.backend, embedder)
+    note = {"topic": "labels", "pages": [1, 2], "nested": {"é": "ü"}}
+    store_note(backend, embedder, settings.pdf_collection, [], "A note on page labels.", note)
+    ingest_book(SAMPLES / "pride-and-prejudice-ch1-3.txt", backend, embedder, "pp")
+    ingest_folders([SAMPLES / "dnd" / "wotc-srd"], backend, embedder)
+    ingest_docs_jsonl(SAMPLES / "docs.jsonl", backend, embedder)
+    import_memories(SAMPLES / "memories.json", backend, embedder)
     runtime.close()
-    environment = {**os.environ, "SCOPERAG_DATA_DIR": str(tmp_path)}
+    return data_dir
+
+
+def test_every_profiles_points_read_as_their_nodes(sample_store: Path, embedder: Embedder) -> None:
+    """Every stored point's text and metadata, read from its payload, equal its LlamaIndex
+    node's (`get_content()`, `metadata`), keys and values."""
+    runtime = Runtime(Settings(data_dir=sample_store, backend="edge"), embedder=embedder)
+    backend = runtime.backend
+    compared: dict[str, int] = {}
+    for collection in backend.list_collections():
+        for page in backend.points(collection):
+            for record in page:
+                node = metadata_dict_to_node(record.payload)
+                text, metadata = stored_text_and_metadata(record.payload)
+                assert text == node.get_content() and text
+                assert metadata == node.metadata and metadata
+                compared[collection] = compared.get(collection, 0) + 1
+    runtime.close()
+    assert len(compared) == 5 and min(compared.values()) >= 2, compared
+
+
+def test_a_payload_without_a_node_is_refused() -> None:
+    with pytest.raises(ValueError, match="Node content"):
+        stored_text_and_metadata({"text": "not in LlamaIndex's layout"})
+
+
+def test_memory_pdf_dnd_and_docs_searches_import_no_llamaindex(sample_store: Path) -> None:
+    """Seven searches of four profiles in a new process (as a launched server runs them) find
+    something each, and LlamaIndex is still not imported."""
+    environment = {**os.environ, "SCOPERAG_DATA_DIR": str(sample_store)}
     done = subprocess.run(
         [sys.executable, "-c", PROBE], env=environment, capture_output=True, text=True
     )
