@@ -70,7 +70,7 @@ class EdgeBackend(VectorBackend):
     def __init__(self, root: Path, lock: IO[str]) -> None:
         self.root = root
         self._lock = lock
-        self._stores: dict[str, EdgeCollection] = {}
+        self._loaded: dict[str, EdgeCollection] = {}
         self._loading = threading.Lock()
         self._records: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}
 
@@ -102,21 +102,21 @@ class EdgeBackend(VectorBackend):
 
     def edge_collection(self, collection: str) -> EdgeCollection:
         """The collection's engine operations on its shard, loaded on first use."""
-        store = self._stores.get(collection)
-        if store is not None:
-            return store
+        engine = self._loaded.get(collection)
+        if engine is not None:
+            return engine
         with self._loading:  # two threads must never load one shard twice
-            if collection not in self._stores:
+            if collection not in self._loaded:
                 if not self.collection_exists(collection):
                     raise ScoperagError(f"Collection '{collection}' does not exist.")
                 record = self._record(collection)
                 folder = self._dir(collection) / record.get("shard", _SHARD)
                 shard = edge.EdgeShard.load(str(folder))
-                store = self._store(shard, collection, bool(record.get("keywords")))
-                self._stores[collection] = store
-            return self._stores[collection]
+                engine = self._on_shard(shard, collection, bool(record.get("keywords")))
+                self._loaded[collection] = engine
+            return self._loaded[collection]
 
-    def _store(self, shard: edge.EdgeShard, collection: str, keywords: bool) -> EdgeCollection:
+    def _on_shard(self, shard: edge.EdgeShard, collection: str, keywords: bool) -> EdgeCollection:
         return EdgeCollection(
             shard, collection, keywords, lambda: self.generations.hidden(collection)
         )
@@ -150,7 +150,7 @@ class EdgeBackend(VectorBackend):
         folder = self._dir(collection)
         shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted creation
         shard = edge.EdgeShard.create(str(folder / _SHARD), shard_config(dimension))
-        self._stores[collection] = self._store(shard, collection, keywords=True)
+        self._loaded[collection] = self._on_shard(shard, collection, keywords=True)
         record = {"dimension": dimension, "metadata": metadata, "keywords": True, "shard": _SHARD}
         _write_json(folder / _METADATA, record)
         self.generations.forget(collection)  # a new collection hides nothing
@@ -169,7 +169,7 @@ class EdgeBackend(VectorBackend):
         for leftover in folder.glob("shard-*"):  # an interrupted reindex's unfinished copy
             shutil.rmtree(leftover)
         shard = edge.EdgeShard.create(str(folder / name), shard_config(record["dimension"]))
-        new = self._store(shard, collection, keywords=True)
+        new = self._on_shard(shard, collection, keywords=True)
         for key, kind in self.payload_indexes(collection).items():
             shard.update(edge.UpdateOperation.create_field_index(key, _EDGE_SCHEMAS[kind]))
         copied = 0
@@ -181,7 +181,7 @@ class EdgeBackend(VectorBackend):
         shard.flush()
         _write_json(folder / _METADATA, {**record, "keywords": True, "shard": name})  # the switch
         old.client.close()
-        self._stores[collection] = new
+        self._loaded[collection] = new
         shutil.rmtree(folder / record.get("shard", _SHARD))
         return copied
 
@@ -196,9 +196,9 @@ class EdgeBackend(VectorBackend):
         score_threshold: float | None = None,
         with_payload: bool = True,
     ) -> list[models.ScoredPoint]:
-        store = self.edge_collection(collection)  # its filters hide what readers must not see
+        engine = self.edge_collection(collection)  # its filters hide what readers must not see
         return edge_search.search(
-            store, dense, text, flt, limit, offset, score_threshold, with_payload
+            engine, dense, text, flt, limit, offset, score_threshold, with_payload
         )
 
     def search_counted(
@@ -212,9 +212,9 @@ class EdgeBackend(VectorBackend):
         score_threshold: float,
         cap: int,
     ) -> tuple[list[models.ScoredPoint], int]:
-        store = self.edge_collection(collection)
+        engine = self.edge_collection(collection)
         return edge_search.search_counted(
-            store, dense, text, flt, limit, offset, score_threshold, cap
+            engine, dense, text, flt, limit, offset, score_threshold, cap
         )
 
     def update_collection_metadata(self, collection: str, changes: dict[str, Any]) -> None:
@@ -239,9 +239,9 @@ class EdgeBackend(VectorBackend):
     def delete_collection(self, collection: str) -> None:
         """Forget the metadata first (the collection is gone at once), then free the files."""
         with self._loading:
-            store = self._stores.pop(collection, None)
-        if store is not None:
-            store.client.close()
+            engine = self._loaded.pop(collection, None)
+        if engine is not None:
+            engine.client.close()
         folder = self._dir(collection)
         (folder / _METADATA).unlink(missing_ok=True)
         self.generations.forget(collection)
@@ -280,10 +280,10 @@ class EdgeBackend(VectorBackend):
         self.edge_collection(collection).upsert_points(points)
 
     def close(self) -> None:
-        for store in self._stores.values():
-            store.client.flush()
-            store.client.close()
-        self._stores.clear()
+        for engine in self._loaded.values():
+            engine.client.flush()
+            engine.client.close()
+        self._loaded.clear()
         fcntl.flock(self._lock, fcntl.LOCK_UN)
         self._lock.close()
 
