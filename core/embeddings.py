@@ -1,7 +1,8 @@
 """Embedding models behind one factory; the heavy backend is imported only when first used.
 
-The local model runs on torch alone (`local_encoder.py`); LlamaIndex is imported only for
-notebooks and pipelines that ask for `Embedder.model`.
+The local model embeds one text on numpy (`query_encoder.py`, loaded in about 0.3 s) and
+batches on torch (`local_encoder.py`, loaded on the first batch); LlamaIndex is imported only
+for notebooks and pipelines that ask for `Embedder.model`.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from pydantic import BaseModel
 from scoperag.core.errors import EmbedderMismatchError, EmbeddingServiceError
 from scoperag.core.settings import Settings
 
-if TYPE_CHECKING:  # LlamaIndex loads with the model, not at start-up
+if TYPE_CHECKING:  # LlamaIndex and torch load when used, not at start-up
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
-    from scoperag.core.model_bridge import ModelBridge
+    from scoperag.core.local_encoder import LocalEncoder
 
 
 class EmbedderInfo(BaseModel):
@@ -44,27 +45,42 @@ def model_folder(settings: Settings) -> Path:
 
 
 class _LocalModel:
-    """The packaged (or SCOPERAG_EMBED_MODEL's) sentence-transformers folder on torch alone."""
+    """The packaged (or SCOPERAG_EMBED_MODEL's) sentence-transformers folder: one text on
+    numpy, batches on torch (loaded on the first batch); both give the same vectors."""
 
     def __init__(self, settings: Settings) -> None:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        from scoperag.core.local_encoder import LocalEncoder
+        from scoperag.core.bert_folder import BertFolder
+        from scoperag.core.query_encoder import QueryEncoder
 
         self.name = settings.effective_embed_model
-        self.encoder = LocalEncoder(
-            model_folder(settings), settings.embed_threads, settings.effective_embed_batch_threads
-        )
+        self.folder = BertFolder.open(model_folder(settings))
+        self.batch_threads = settings.effective_embed_batch_threads
+        self.one_by_one = QueryEncoder(self.folder, settings.embed_threads)
+        self._loading = threading.Lock()
+
+    @property
+    def batches(self) -> LocalEncoder:
+        """The torch encoder, loaded by the first caller (others wait for it)."""
+        with self._loading:
+            if "_batches" not in self.__dict__:
+                from scoperag.core.local_encoder import LocalEncoder
+
+                self.__dict__["_batches"] = LocalEncoder(self.folder, self.batch_threads)
+        return self.__dict__["_batches"]
 
     def embed_query(self, text: str) -> list[float]:
-        return self.encoder.embed([text])[0]
+        return self.one_by_one.embed([text])[0]
 
     def embed_texts(self, texts: list[str]) -> list[list[float]]:
-        return self.encoder.embed(texts)
+        if len(texts) <= 1:
+            return self.one_by_one.embed(texts)
+        return self.batches.embed(texts)
 
     def as_llama_index(self) -> BaseEmbedding:
-        from scoperag.core.llama_embedding import LocalEncoderEmbedding
+        from scoperag.core.llama_embedding import LocalModelEmbedding
 
-        return LocalEncoderEmbedding(self.encoder, self.name)
+        return LocalModelEmbedding(self, self.name)
 
 
 class _OllamaModel:
@@ -90,46 +106,13 @@ _FACTORIES = {"local": _LocalModel, "ollama": _OllamaModel}
 
 class Embedder:
     """The process's embedder: loaded on first use (`serve` starts it in the background),
-    shared by every profile. A server lets calls that come before it is loaded embed through
-    a copy loading in a child process (`allow_bridge`, `start_bridge`)."""
+    shared by every profile."""
 
     def __init__(self, settings: Settings, same_model_as: Embedder | None = None) -> None:
         self.settings = settings
         self._lock = threading.Lock()
-        self._bridge_allowed = False
-        self._bridge: ModelBridge | None = None
         if same_model_as is not None:  # reuse loaded weights (tests, benchmarks)
             self.__dict__["_backend"] = same_model_as.backend
-
-    def allow_bridge(self) -> None:
-        """Let `start_bridge` start a child process (a server; not a test or a notebook)."""
-        self._bridge_allowed = self.settings.embed_provider == "local"
-
-    def start_bridge(self) -> None:
-        """A call will embed before the model is loaded: load it in a child process as well
-        (once), which answers until the model is loaded here (`core/model_bridge.py`). Called
-        on the event loop's thread only."""
-        if not self._bridge_allowed or self.loaded or self._bridge is not None:
-            return
-        from scoperag.core.model_bridge import ModelBridge
-
-        self._bridge = ModelBridge(
-            model_folder(self.settings),
-            self.settings.embed_threads,
-            self.settings.effective_embed_batch_threads,
-        )
-
-    def _bridged(self, texts: list[str]) -> list[list[float]] | None:
-        bridge = self._bridge
-        if bridge is None or self.loaded:
-            return None
-        return bridge.embed(texts, give_up=lambda: self.loaded)
-
-    def close(self) -> None:
-        """Let a start-up bridge's child process go."""
-        bridge, self._bridge = self._bridge, None
-        if bridge is not None:
-            bridge.close()
 
     @property
     def backend(self) -> _LocalModel | _OllamaModel:
@@ -141,7 +124,6 @@ class Embedder:
                 if loaded is None:
                     loaded = _FACTORIES[self.settings.embed_provider](self.settings)
                     self.__dict__["_backend"] = loaded
-                    self.close()  # a start-up bridge is no longer needed
         return loaded
 
     @property
@@ -171,12 +153,10 @@ class Embedder:
         )
 
     def embed_query(self, text: str) -> list[float]:
-        bridged = self._bridged([text])
-        return bridged[0] if bridged is not None else self.backend.embed_query(text)
+        return self.backend.embed_query(text)
 
     def embed_texts(self, texts: list[str]) -> list[list[float]]:
-        bridged = self._bridged(texts)
-        return bridged if bridged is not None else self.backend.embed_texts(texts)
+        return self.backend.embed_texts(texts)
 
     def check_compatible(self, collection: str, stored: EmbedderInfo | None) -> None:
         """Refuse to mix vectors of different embedders in one collection."""

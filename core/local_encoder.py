@@ -1,27 +1,19 @@
-"""The packaged MiniLM sentence encoder on torch alone: tokenizer, BERT layers, mean pooling.
+"""The packaged MiniLM sentence encoder for batches, on torch: tokenizer, BERT layers, pooling.
 
 It gives the vectors sentence-transformers gives for the same model folder (BERT, mean pooling,
 L2-normalised; `tests/test_local_encoder.py` pins it), without importing sentence-transformers or
 transformers: the weights load from `model.safetensors` into torch's own
-`nn.TransformerEncoderLayer` (post-norm, GELU: BERT's layer), so a cold process starts seconds
-sooner and one query pays no per-call framework overhead.
+`nn.TransformerEncoderLayer` (post-norm, GELU: BERT's layer). Padded batches on two threads are
+where torch is fastest (2.4x `query_encoder.py`'s numpy), so ingestion runs here.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import torch
 from safetensors.torch import load_file
-from tokenizers import Tokenizer
 from torch import nn
 
-from scoperag.core.errors import EmbeddingServiceError
-
-
-def _read_json(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
+from scoperag.core.bert_folder import BertFolder, bert_weights
 
 
 class _Bert(nn.Module):
@@ -49,7 +41,7 @@ class _Bert(nn.Module):
 
     def load_bert_weights(self, weights: dict[str, torch.Tensor]) -> None:
         """Copy a Hugging Face `BertModel` state dict (with or without the `bert.` prefix)."""
-        weights = {key.removeprefix("bert."): value for key, value in weights.items()}
+        weights = bert_weights(weights)
         mine = {
             "words.weight": weights["embeddings.word_embeddings.weight"],
             "positions.weight": weights["embeddings.position_embeddings.weight"],
@@ -87,45 +79,21 @@ class _Bert(nn.Module):
 
 
 class LocalEncoder:
-    """Texts -> L2-normalised mean-pooled vectors of a sentence-transformers BERT model folder.
+    """Batches of texts -> L2-normalised mean-pooled vectors of a BERT model folder, on
+    `threads` torch threads (ingestion; one text at a time is `query_encoder.py`'s job)."""
 
-    `query_threads` torch threads embed one text (a query: on a busy machine one thread keeps
-    the tail short), `batch_threads` embed several at once (ingestion).
-    """
-
-    def __init__(self, folder: Path, query_threads: int, batch_threads: int) -> None:
-        if not (folder / "model.safetensors").is_file():
-            raise EmbeddingServiceError(
-                f"{folder} holds no model.safetensors: SCOPERAG_EMBED_MODEL (local provider) "
-                "accepts the folder of a sentence-transformers BERT model such as "
-                "all-MiniLM-L6-v2; unset it for the packaged model"
-            )
-        config = _read_json(folder / "config.json")
-        pooling = _read_json(folder / "1_Pooling" / "config.json")
-        if config.get("model_type") != "bert" or not pooling.get("pooling_mode_mean_tokens"):
-            raise EmbeddingServiceError(
-                f"{folder} is not a BERT model with mean pooling (model_type="
-                f"{config.get('model_type')!r}); SCOPERAG_EMBED_MODEL accepts a "
-                "sentence-transformers BERT folder such as all-MiniLM-L6-v2"
-            )
-        max_length = _read_json(folder / "sentence_bert_config.json")["max_seq_length"]
-        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        self.tokenizer.enable_truncation(max_length)
-        self.tokenizer.enable_padding(pad_id=config.get("pad_token_id", 0))
-        self.model = _Bert(config)
-        self.model.load_bert_weights(load_file(folder / "model.safetensors"))
+    def __init__(self, folder: BertFolder, threads: int) -> None:
+        self.tokenizer = folder.tokenizer(padding=True)
+        self.model = _Bert(folder.config)
+        self.model.load_bert_weights(load_file(folder.weights_file))
         self.model.eval()
-        self.query_threads, self.batch_threads = query_threads, batch_threads
+        self.threads = threads
         self._batch_size = 64
-
-    def _use_threads(self, count: int) -> None:
-        # torch's thread count belongs to the calling thread (OpenMP): set it where we run
-        if torch.get_num_threads() != count:
-            torch.set_num_threads(count)
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """One vector per text, in order."""
-        self._use_threads(self.query_threads if len(texts) == 1 else self.batch_threads)
+        if torch.get_num_threads() != self.threads:  # torch's count is the calling thread's
+            torch.set_num_threads(self.threads)
         vectors: list[list[float]] = []
         with torch.inference_mode():
             for start in range(0, len(texts), self._batch_size):

@@ -53,8 +53,8 @@ class Settings(BaseSettings):
     embed_threads: int = Field(
         default=1,
         ge=1,
-        description="Torch threads embedding one text (a query, one stored memory): 1 keeps a "
-        "query's tail latency short when other work shares the cores.",
+        description="BLAS threads (numpy) embedding one text (a query, one stored memory): 1 "
+        "keeps a query's tail latency short when other work shares the cores.",
     )
     embed_batch_threads: int | None = Field(
         default=None,

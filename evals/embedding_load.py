@@ -1,10 +1,12 @@
-"""Query-embedding latency on 1 and 2 torch threads, on its own and while another process keeps
+"""Query-embedding latency on 1 and 2 threads, on its own and while another process keeps
 one core busy (issue 15: p95 <= 2x p50 under load).
 
 Loads the local model once and, in alternating rounds (so machine noise hits every setting alike),
 embeds single queries with each thread count, first as the machine is ("no burner"), then with
-a CPU-burning subprocess running ("+ burner"). Prints p50/p95 (ms) and p95/p50 per setting.
-`--reference` adds sentence-transformers' `encode` (the previous query path) on the same weights.
+a CPU-burning subprocess running ("+ burner"). Prints p50/p95 (ms) and p95/p50 per setting, for
+scoperag's query path (numpy, `core/query_encoder.py`) and, on the same weights, its batch
+encoder given one text (torch, `core/local_encoder.py`: the query path before issue 15's
+seventh session). `--reference` adds sentence-transformers' `encode`.
 
     python evals/embedding_load.py --rounds 6 --per-round 40 --threads 1,2 [--reference]
 
@@ -20,8 +22,6 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-
-import torch
 
 from scoperag.core.embeddings import Embedder
 from scoperag.core.settings import Settings
@@ -43,7 +43,11 @@ def _percentile(values: list[float], share: float) -> float:
 
 
 def _paths(embedder: Embedder, reference: bool) -> dict[str, Callable[[str], object]]:
-    paths: dict[str, Callable[[str], object]] = {"scoperag": embedder.embed_query}
+    model = embedder.backend
+    paths: dict[str, Callable[[str], object]] = {
+        "numpy (scoperag)": embedder.embed_query,
+        "torch": lambda q: model.batches.embed([q]),
+    }
     if reference:
         from sentence_transformers import SentenceTransformer
 
@@ -53,8 +57,7 @@ def _paths(embedder: Embedder, reference: bool) -> dict[str, Callable[[str], obj
     return paths
 
 
-def _measure(embed: Callable[[str], object], threads: int, count: int) -> list[float]:
-    torch.set_num_threads(threads)
+def _measure(embed: Callable[[str], object], count: int) -> list[float]:
     timings = []
     for index in range(count):
         began = time.perf_counter()
@@ -63,17 +66,25 @@ def _measure(embed: Callable[[str], object], threads: int, count: int) -> list[f
     return timings
 
 
+def torch_threads(count: int) -> None:
+    import torch
+
+    torch.set_num_threads(count)
+
+
 def _run(args: argparse.Namespace, embedder: Embedder, load: str) -> dict[tuple, list[float]]:
     paths = _paths(embedder, args.reference)
-    encoder = embedder.backend.encoder
+    model = embedder.backend
     results: dict[tuple, list[float]] = {}
     for _ in range(args.rounds):
         for threads in args.threads:
-            encoder.query_threads = threads  # the encoder sets it in the calling thread
+            model.one_by_one.use_threads(threads)
+            model.batches.threads = threads  # set by the torch encoder on each call
+            torch_threads(threads)  # sentence-transformers' (the torch encoder sets its own)
             for name, embed in paths.items():
-                _measure(embed, threads, 3)  # settle after switching
+                _measure(embed, 3)  # settle after switching
                 key = (load, name, threads)
-                results.setdefault(key, []).extend(_measure(embed, threads, args.per_round))
+                results.setdefault(key, []).extend(_measure(embed, args.per_round))
     return results
 
 

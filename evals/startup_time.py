@@ -4,7 +4,10 @@ A data dir holding the sample memories is prepared once (`scoperag ingest memori
 run launches a fresh server process and measures, from the launch:
 - `tools/list` answered (all five profiles on);
 - the first answer of a search WITH a query (`search`, memory profile: needs the model);
-- in another launch, the first answer of a query-less search (`search` by tag: no model).
+- in another launch, the first answer of a query-less search (`search` by tag: no model);
+- after the answer with a query, once the warm-up has had `SETTLE_SECONDS` (it imports every
+  profile's handlers and loads the model), the resident memory of the server and any process
+  it started (Linux: read from /proc).
 Prints the median, min and max of each over RUNS runs (targets: first answer <= 3 s,
 `tools/list` < 1.5 s).
 
@@ -29,6 +32,7 @@ from fastmcp.client.transports import StdioTransport
 SAMPLES = Path(__file__).resolve().parents[1] / "server" / "samples"
 WITH_QUERY = {"query": "where are the memories stored?"}
 QUERY_LESS = {"tags": ["storage"], "mode": "tag"}
+SETTLE_SECONDS = 6.0
 
 
 def _scoperag() -> str:
@@ -45,18 +49,47 @@ def prepare(data_dir: str) -> None:
     subprocess.run(command, env=_env(data_dir), check=True, capture_output=True)
 
 
-async def once(data_dir: str, arguments: dict) -> tuple[float, float]:
-    """(launch -> tools/list, launch -> the first `search` answer) in seconds, one new server."""
+def _started_processes_rss_mb() -> float | None:
+    """Resident memory (MB) of the processes this one started and theirs; None without /proc."""
+    parents = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile
+    if not parents:
+        return None
+    family, frontier = set(), {os.getpid()}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - family
+        family |= frontier
+    kilobytes = 0
+    for pid in family:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        kilobytes += sum(int(line.split()[1]) for line in status.splitlines() if "VmRSS" in line)
+    return kilobytes / 1024
+
+
+async def once(data_dir: str, arguments: dict, settle: bool) -> tuple[float, float, float | None]:
+    """(launch -> tools/list, launch -> the first `search` answer) in seconds, one new server,
+    and (`settle`) its resident memory `SETTLE_SECONDS` after that answer."""
     transport = StdioTransport(command=_scoperag(), args=["serve"], env=_env(data_dir))
     started = time.perf_counter()
+    resident = None
     async with Client(transport) as client:
         await client.list_tools()
         listed = time.perf_counter() - started
         result = await client.call_tool("search", arguments)
         answered = time.perf_counter() - started
+        if settle:
+            await asyncio.sleep(SETTLE_SECONDS)
+            resident = _started_processes_rss_mb()
     if not result.content:
         raise SystemExit(f"search {arguments} gave no answer")
-    return listed, answered
+    return listed, answered, resident
 
 
 def _line(label: str, values: list[float]) -> str:
@@ -71,18 +104,25 @@ async def main() -> None:
     data_dir = tempfile.mkdtemp(prefix="scoperag-startup-")  # left for the OS: servers still
     # closing after the last client exits must find it
     prepare(data_dir)
-    listed, with_query, query_less = [], [], []
+    listed, with_query, query_less, resident = [], [], [], []
     for _ in range(runs):  # alternate the two kinds so machine noise hits both alike
-        first_list, answer = await once(data_dir, WITH_QUERY)
+        first_list, answer, memory = await once(data_dir, WITH_QUERY, settle=True)
         listed.append(first_list)
         with_query.append(answer)
-        second_list, answer = await once(data_dir, QUERY_LESS)
+        resident += [memory] if memory is not None else []
+        second_list, answer, _ = await once(data_dir, QUERY_LESS, settle=False)
         listed.append(second_list)
         query_less.append(answer)
     print(f"scoperag serve over stdio, all profiles, {runs} runs of each kind")
     print(_line("launch -> tools/list", listed))
     print(_line("launch -> first answer with a query (model)", with_query))
     print(_line("launch -> first query-less answer (no model)", query_less))
+    if resident:
+        label = "resident memory, warmed up (server + children)"
+        print(
+            f"{label:<48} median {statistics.median(resident):5.0f} MB "
+            f"(min {min(resident):.0f}, max {max(resident):.0f})"
+        )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,10 @@ import os
 
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
+# FastMCP's session state (py-key-value) type-checks its own calls with beartype, which then
+# instruments each of its modules as the first `tools/list` imports them: 0.2 s of that list.
+# Its documented switch; a caller's own setting wins.
+os.environ.setdefault("PY_KEY_VALUE_DISABLE_BEARTYPE", "true")
 
 from fastmcp import FastMCP  # noqa: E402
 

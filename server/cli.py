@@ -108,7 +108,6 @@ def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
     from scoperag.server.warm_up import start_warm_up
 
     runtime = Runtime(load_settings(profiles=profiles))
-    runtime.embedder.allow_bridge()  # a call embedding during start-up need not wait for it
     if transport == "http":
         from scoperag.server.http_security import is_loopback
 

@@ -45,11 +45,7 @@ class Runtime:
         return Embedder(self.settings)
 
     def close(self) -> None:
-        """Release the engine (an owner hands the store on to the processes attached to it)
-        and a start-up bridge's child process."""
+        """Release the engine (an owner hands the store on to the processes attached to it)."""
         backend = self.__dict__.pop("backend", None)
         if backend is not None:
             backend.close()
-        embedder = self.__dict__.get("embedder")
-        if embedder is not None:
-            embedder.close()

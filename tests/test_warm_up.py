@@ -79,36 +79,3 @@ async def test_query_less_answers_while_the_model_loads(
         gated_model_load.set()
         warm_up.join(timeout=120)
         runtime.close()
-
-
-async def test_a_server_answers_a_query_from_the_bridge_while_its_model_loads(
-    make_runtime: Callable[..., Runtime], gated_model_load: threading.Event
-) -> None:
-    """`serve` allows the start-up bridge: a search with a query, arriving while the model is
-    still loading here, is answered from the model a child process loaded, and the child goes
-    once the model has loaded here."""
-    writer = make_runtime(profiles=["memory"])
-    memory = make_memory("The cache lives in a sqlite file.", tags=["storage"])
-    store_memories(writer.backend, writer.embedder, [memory])
-    writer.close()
-    runtime = Runtime(writer.settings)
-    runtime.embedder.allow_bridge()  # as `serve` does
-    warm_up = start_warm_up(runtime)
-    try:
-        async with Client(build_server(runtime)) as client:
-            await client.list_tools()
-            found = await asyncio.wait_for(
-                client.call_tool("search", {"query": "cache file"}), timeout=120
-            )
-            assert "sqlite" in found.content[0].text
-            assert not runtime.embedder.loaded  # the in-process load is still held back
-            bridge = runtime.embedder._bridge
-            assert bridge is not None
-            gated_model_load.set()
-            warm_up.join(timeout=120)
-            assert runtime.embedder.loaded and runtime.embedder._bridge is None
-            assert not bridge.running  # the child exited
-    finally:
-        gated_model_load.set()
-        warm_up.join(timeout=120)
-        runtime.close()
