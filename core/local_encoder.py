@@ -3,8 +3,8 @@
 It gives the vectors sentence-transformers gives for the same model folder (BERT, mean pooling,
 L2-normalised; `tests/test_local_encoder.py` pins it), without importing sentence-transformers or
 transformers: the weights load from `model.safetensors` into torch's own
-`nn.TransformerEncoderLayer` (post-norm, GELU: BERT's layer). Padded batches on two threads are
-where torch is fastest (2.4x `query_encoder.py`'s numpy), so ingestion runs here.
+`nn.TransformerEncoderLayer` (post-norm, GELU: BERT's layer). On padded batches torch is 2.4x
+faster than `query_encoder.py`'s numpy, so ingestion runs here.
 """
 
 from __future__ import annotations
