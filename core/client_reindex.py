@@ -46,7 +46,7 @@ def _copy_shape(backend: QdrantClientBackend, source: str, target: str) -> None:
     dimension = config.params.vectors[DENSE_VECTOR].size
     backend.create_collection(target, dimension, config.metadata or {})
     for key, kind in backend.payload_indexes(source).items():
-        backend.create_index(target, key, models.PayloadSchemaType(kind))
+        backend.create_index(target, key, kind)
 
 
 def _copy_points(backend: QdrantClientBackend, source: str, target: str) -> int:

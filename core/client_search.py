@@ -11,6 +11,7 @@ from scoperag.core.backend import (
     meaning_breaks_ties,
 )
 from scoperag.core.bm25 import query_vector
+from scoperag.core.engine_models import to_client
 
 
 def search(
@@ -24,7 +25,8 @@ def search(
     score_threshold: float | None = None,
     with_payload: bool = True,
 ) -> list[models.ScoredPoint]:
-    """`VectorBackend.search` through qdrant-client (see there); `text` None: dense only."""
+    """`VectorBackend.search` through qdrant-client (see there); `text` None: dense only; `flt`
+    in qdrant-client's models."""
     if text is None:
         return client.query_points(
             collection,
@@ -62,7 +64,10 @@ def search(
                 params=models.SearchParams(exact=True),
             ),
             models.Prefetch(
-                query=query_vector(text), using=SPARSE_VECTOR, filter=among, limit=len(cosines)
+                query=to_client(query_vector(text)),
+                using=SPARSE_VECTOR,
+                filter=among,
+                limit=len(cosines),
             ),
         ],
         query=models.FusionQuery(fusion=models.Fusion.DBSF),

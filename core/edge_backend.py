@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import qdrant_edge as edge
-from qdrant_client import models
 
 from scoperag.core import edge_search
+from scoperag.core import engine_models as models
 from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR, VectorBackend
 from scoperag.core.edge_collection import EdgeCollection
 from scoperag.core.errors import ScoperagError, StoreLockedError
@@ -42,19 +42,17 @@ if TYPE_CHECKING:
 HNSW = edge.HnswIndexConfig(m=16, ef_construct=64, full_scan_threshold=10_000)
 _METADATA = "collection.json"
 _SHARD = "shard"
+# qdrant-client's `PayloadSchemaType` values (a str enum, so its members find these too)
 _SCHEMAS = {
-    models.PayloadSchemaType.KEYWORD: edge.PayloadSchemaType.Keyword,
-    models.PayloadSchemaType.INTEGER: edge.PayloadSchemaType.Integer,
-    models.PayloadSchemaType.FLOAT: edge.PayloadSchemaType.Float,
-    models.PayloadSchemaType.BOOL: edge.PayloadSchemaType.Bool,
-    models.PayloadSchemaType.DATETIME: edge.PayloadSchemaType.Datetime,
-    models.PayloadSchemaType.TEXT: edge.PayloadSchemaType.Text,
-    models.PayloadSchemaType.GEO: edge.PayloadSchemaType.Geo,
-    models.PayloadSchemaType.UUID: edge.PayloadSchemaType.Uuid,
+    "keyword": edge.PayloadSchemaType.Keyword,
+    "integer": edge.PayloadSchemaType.Integer,
+    "float": edge.PayloadSchemaType.Float,
+    "bool": edge.PayloadSchemaType.Bool,
+    "datetime": edge.PayloadSchemaType.Datetime,
+    "text": edge.PayloadSchemaType.Text,
+    "geo": edge.PayloadSchemaType.Geo,
+    "uuid": edge.PayloadSchemaType.Uuid,
 }
-
-
-_EDGE_SCHEMAS = {plain.value: kind for plain, kind in _SCHEMAS.items()}
 
 
 class CollectionExistsError(ScoperagError):
@@ -171,7 +169,7 @@ class EdgeBackend(VectorBackend):
         shard = edge.EdgeShard.create(str(folder / name), shard_config(record["dimension"]))
         new = self._on_shard(shard, collection, keywords=True)
         for key, kind in self.payload_indexes(collection).items():
-            shard.update(edge.UpdateOperation.create_field_index(key, _EDGE_SCHEMAS[kind]))
+            shard.update(edge.UpdateOperation.create_field_index(key, _SCHEMAS[kind]))
         copied = 0
         for page in old.points():
             new.upsert_points(
@@ -226,10 +224,10 @@ class EdgeBackend(VectorBackend):
 
     def payload_indexes(self, collection: str) -> dict[str, str]:
         schema = self.edge_collection(collection).client.info().payload_schema
-        names = {kind: plain for plain, kind in _EDGE_SCHEMAS.items()}
+        names = {kind: plain for plain, kind in _SCHEMAS.items()}
         return {key: names[info.data_type] for key, info in schema.items()}
 
-    def create_index(self, collection: str, key: str, schema: models.PayloadSchemaType) -> None:
+    def create_index(self, collection: str, key: str, schema: str) -> None:
         operation = edge.UpdateOperation.create_field_index(key, _SCHEMAS[schema])
         self.edge_collection(collection).update(operation)
 

@@ -14,8 +14,8 @@ from functools import partial
 from typing import Any
 
 import qdrant_edge as edge
-from qdrant_client import models
 
+from scoperag.core import engine_models as models
 from scoperag.core.backend import ALL_VALUES, DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.core.bm25 import document_vector, node_text
 from scoperag.core.edge_errors import missing_index
@@ -53,7 +53,8 @@ class EdgeCollection:
     # writing
 
     def upsert_points(self, points: Iterable[models.PointStruct]) -> None:
-        """Write qdrant-client points (vectors included; BM25 ones computed where missing)."""
+        """Write points in qdrant-client's shape (vectors included; BM25 ones computed where
+        missing)."""
         edge_points = [self._edge_point(point) for point in points]
         for start in range(0, len(edge_points), BATCH_SIZE):
             batch = edge_points[start : start + BATCH_SIZE]
@@ -175,8 +176,10 @@ class EdgeCollection:
         engine's estimate of the matches (microseconds) settles the common narrow case; an
         estimate above EXACT_BELOW is checked with an exact count (kept until the next write),
         as estimates of conditions on keys without an index can be far too high."""
-        if given is not None:
-            given = models.SearchParams.model_validate(given)
+        if given is not None:  # a LlamaIndex caller's `search_params`, in qdrant-client's model
+            from qdrant_client.models import SearchParams
+
+            given = SearchParams.model_validate(given)
             return edge.SearchParams(hnsw_ef=given.hnsw_ef, exact=bool(given.exact))
         share = 1.0
         if edge_filter is not None:

@@ -10,14 +10,12 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from scoperag.core import engine_models as models
 from scoperag.core.param_types import FiniteFloat, Int64, Name, Query, RawName
-
-if TYPE_CHECKING:  # imported when a filter is built, not when tools are listed at start-up
-    from qdrant_client import models
 
 
 class FieldType(StrEnum):
@@ -63,7 +61,7 @@ VALID_CONDITIONS: dict[FieldType, tuple[Condition, ...]] = {
     FieldType.TEXT: _EXACT,
 }
 
-# field type -> Qdrant payload index type (`models.PayloadSchemaType` values)
+# field type -> Qdrant payload index type (qdrant-client's `PayloadSchemaType` values)
 INDEX_SCHEMAS: dict[FieldType, str] = {
     FieldType.KEYWORD: "keyword",
     FieldType.INTEGER: "integer",
@@ -85,14 +83,10 @@ class Parts:
 
 
 def _match(key: str, value: Any) -> models.FieldCondition:
-    from qdrant_client import models
-
     return models.FieldCondition(key=key, match=models.MatchValue(value=value))
 
 
 def _range(key: str, bound: str, value: Any) -> models.FieldCondition:
-    from qdrant_client import models
-
     if isinstance(value, datetime):
         return models.FieldCondition(key=key, range=models.DatetimeRange(**{bound: value}))
     return models.FieldCondition(key=key, range=models.Range(**{bound: value}))
@@ -106,29 +100,21 @@ def _equal(key: str, value: Any) -> Parts:
 
 def _complement(key: str, equal: Parts) -> Parts:
     """Points that carry `key` and do not match `equal`: the exact complement of `==`."""
-    from qdrant_client import models
-
     matched = equal.must[0] if len(equal.must) == 1 else models.Filter(must=equal.must)
     has_no_value = models.IsEmptyCondition(is_empty=models.PayloadField(key=key))
     return Parts(must_not=[has_no_value, matched])
 
 
 def _text(key: str, value: Any) -> Parts:
-    from qdrant_client import models
-
     return Parts(must=[models.FieldCondition(key=key, match=models.MatchText(text=value))])
 
 
 def _any(key: str, values: Any) -> Parts:
-    from qdrant_client import models
-
     return Parts(must=[models.FieldCondition(key=key, match=models.MatchAny(any=list(values)))])
 
 
 def _except(key: str, values: Any) -> Parts:
-    from qdrant_client import models
-
-    match = models.MatchExcept(**{"except": list(values)})
+    match = models.MatchExcept(except_=list(values))
     return Parts(must=[models.FieldCondition(key=key, match=match)])
 
 
@@ -228,8 +214,6 @@ def build_filter(
         must_not += parts.must_not
     if not must and not must_not:
         return None
-    from qdrant_client import models
-
     return models.Filter(must=must or None, must_not=must_not or None)
 
 
@@ -244,11 +228,6 @@ def empty_selection(fields: Iterable[FilterableField], values: Mapping[str, Any]
     return None
 
 
-def index_plan(fields: Iterable[FilterableField]) -> dict[str, models.PayloadSchemaType]:
-    """Payload key -> index type for every field (one index per key)."""
-    from qdrant_client import models
-
-    return {
-        field.payload_key: models.PayloadSchemaType(INDEX_SCHEMAS[field.field_type])
-        for field in fields
-    }
+def index_plan(fields: Iterable[FilterableField]) -> dict[str, str]:
+    """Payload key -> index type (`INDEX_SCHEMAS` values) for every field (one index per key)."""
+    return {field.payload_key: INDEX_SCHEMAS[field.field_type] for field in fields}

@@ -26,7 +26,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
-from qdrant_client import models
+
+from scoperag.core import engine_models as models
 
 if TYPE_CHECKING:
     from scoperag.core.backend import VectorBackend
@@ -82,10 +83,7 @@ def with_hidden(flt: models.Filter | None, hidden: Sequence[models.Filter]) -> m
     """
     if not hidden:
         return flt
-    if flt is None:
-        return models.Filter(must_not=list(hidden))
-    must_not = flt.must_not if isinstance(flt.must_not, list) else [flt.must_not]
-    return flt.model_copy(update={"must_not": [c for c in must_not if c is not None] + [*hidden]})
+    return models.narrowed(flt, must_not=hidden)
 
 
 class GenerationRegistry:

@@ -67,7 +67,7 @@ def collection_indexes(
     backend: VectorBackend, collection: str, fields: Iterable[FilterableField]
 ) -> CollectionIndexes:
     """Which of the collection's required indexes exist (none are checked if it does not)."""
-    plan = {key: schema.value for key, schema in index_plan(fields).items()}
+    plan = index_plan(fields)
     exists = backend.collection_exists(collection)
     if not exists or backend.name in SCANNING_ENGINES:
         return CollectionIndexes(collection=collection, exists=exists, required=plan)

@@ -1,4 +1,8 @@
-"""`VectorBackend` on qdrant-client: embedded local mode (`path=`) or a Qdrant server (`url=`)."""
+"""`VectorBackend` on qdrant-client: embedded local mode (`path=`) or a Qdrant server (`url=`).
+
+Filters, orders and points given in `core.engine_models` become qdrant-client's models here
+(`to_client`), on their way in.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 from scoperag.core import client_reindex, client_search
 from scoperag.core.backend import ALL_VALUES, DENSE_VECTOR, SPARSE_VECTOR, VectorBackend
 from scoperag.core.bm25 import document_vector, encode_documents, encode_queries, node_text
+from scoperag.core.engine_models import to_client
 from scoperag.core.errors import QdrantUnreachableError, StoreLockedError
 from scoperag.core.generations import with_hidden
 
@@ -32,9 +37,8 @@ class ScopedQdrantVectorStore(QdrantVectorStore):
     def query(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
         flt = kwargs.get("qdrant_filters")
         flt = flt if flt is not None else self._build_query_filter(query)
-        return super().query(
-            query, **{**kwargs, "qdrant_filters": with_hidden(flt, self._hidden())}
-        )
+        visible = to_client(with_hidden(flt, self._hidden()))
+        return super().query(query, **{**kwargs, "qdrant_filters": visible})
 
 
 class QdrantClientBackend(VectorBackend):
@@ -114,7 +118,7 @@ class QdrantClientBackend(VectorBackend):
         score_threshold: float | None = None,
         with_payload: bool = True,
     ) -> list[models.ScoredPoint]:
-        flt = self.generations.visible(collection, flt)
+        flt = self._visible(collection, flt)
         keywords = bool(text and text.strip()) and self.has_keywords(collection)
         return client_search.search(
             self.client,
@@ -140,10 +144,15 @@ class QdrantClientBackend(VectorBackend):
         cap: int,
     ) -> tuple[list[models.ScoredPoint], int]:
         page = self.search(collection, dense, text, flt, limit, offset, score_threshold)
-        flt = self.generations.visible(collection, flt)
+        flt = self._visible(collection, flt)
         return page, client_search.count_above(
             self.client, collection, dense, flt, score_threshold, cap
         )
+
+    def _visible(self, collection: str, flt: models.Filter | None) -> models.Filter | None:
+        """`flt` narrowed to what readers may see (`core.generations`), in qdrant-client's
+        models."""
+        return to_client(self.generations.visible(collection, flt))
 
     def list_collections(self) -> list[str]:
         return sorted(c.name for c in self.client.get_collections().collections)
@@ -177,19 +186,21 @@ class QdrantClientBackend(VectorBackend):
         schema = self.client.get_collection(collection).payload_schema or {}
         return {key: str(info.data_type.value) for key, info in schema.items()}
 
-    def create_index(self, collection: str, key: str, schema: models.PayloadSchemaType) -> None:
+    def create_index(self, collection: str, key: str, schema: str) -> None:
         with warnings.catch_warnings():
             # Local mode ignores payload indexes (it scans every point, as the README says),
             # so its warning for each one is noise here.
             warnings.simplefilter("ignore")
             logging.getLogger("qdrant_client").disabled = True
             try:
-                self.client.create_payload_index(collection, key, field_schema=schema, wait=True)
+                kind = models.PayloadSchemaType(schema)
+                self.client.create_payload_index(collection, key, field_schema=kind, wait=True)
             finally:
                 logging.getLogger("qdrant_client").disabled = False
 
     def delete(self, collection: str, flt: models.Filter) -> None:
-        self.client.delete(collection, points_selector=models.FilterSelector(filter=flt), wait=True)
+        selector = models.FilterSelector(filter=to_client(flt))
+        self.client.delete(collection, points_selector=selector, wait=True)
 
     def delete_collection(self, collection: str) -> None:
         self._stores.pop(collection, None)
@@ -205,10 +216,10 @@ class QdrantClientBackend(VectorBackend):
         offset: int = 0,
         order_by: models.OrderBy | None = None,
     ) -> list[models.Record]:
-        flt = self.generations.visible(collection, flt)
+        flt = self._visible(collection, flt)
         if order_by is not None:
             records, _ = self.client.scroll(
-                collection, scroll_filter=flt, limit=offset + limit, order_by=order_by
+                collection, scroll_filter=flt, limit=offset + limit, order_by=to_client(order_by)
             )
             return records[offset:]
         records: list[models.Record] = []
@@ -238,13 +249,13 @@ class QdrantClientBackend(VectorBackend):
                 return
 
     def count(self, collection: str, flt: models.Filter | None) -> int:
-        flt = self.generations.visible(collection, flt)
+        flt = self._visible(collection, flt)
         return self.client.count(collection, count_filter=flt, exact=True).count
 
     def facet(
         self, collection: str, key: str, flt: models.Filter | None, limit: int
     ) -> dict[Any, int]:
-        flt = self.generations.visible(collection, flt)
+        flt = self._visible(collection, flt)
         response = self.client.facet(collection, key=key, facet_filter=flt, limit=limit, exact=True)
         return {hit.value: hit.count for hit in response.hits}
 
@@ -256,6 +267,7 @@ class QdrantClientBackend(VectorBackend):
         self.client.set_payload(collection, payload=payload, points=[point_id], wait=True)
 
     def upsert_points(self, collection: str, points: list[models.PointStruct]) -> None:
+        points = to_client(points)
         if self.has_keywords(collection):
             points = [_with_keywords(point) for point in points]
         self.client.upsert(collection, points=points, wait=True)
@@ -269,5 +281,5 @@ def _with_keywords(point: models.PointStruct) -> models.PointStruct:
     vector = point.vector
     if not isinstance(vector, dict) or SPARSE_VECTOR in vector:
         return point
-    sparse = document_vector(node_text(point.payload or {}))
+    sparse = to_client(document_vector(node_text(point.payload or {})))
     return point.model_copy(update={"vector": {**vector, SPARSE_VECTOR: sparse}})

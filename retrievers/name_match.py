@@ -22,10 +22,10 @@ from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel
-from qdrant_client import models
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
+from scoperag.core import engine_models as models
 from scoperag.core.backend import VectorBackend
 
 MatchKind = Literal["exact", "partial", "fuzzy"]
@@ -184,9 +184,7 @@ def match_names(query: str, candidates: Mapping[str, int]) -> list[NameMatch]:
 
 def _with(flt: models.Filter | None, condition: models.Condition) -> models.Filter:
     """`flt` AND `condition`, kept flat."""
-    if flt is None:
-        return models.Filter(must=[condition])
-    return flt.model_copy(update={"must": [*(flt.must or []), condition]})
+    return models.narrowed(flt, must=[condition])
 
 
 @dataclass

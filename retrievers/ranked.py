@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from qdrant_client import models
-
+from scoperag.core import engine_models as models
 from scoperag.core.collections import ready_for_reading
 from scoperag.retrievers.searches import FilteredSearch, SearchQuery
 

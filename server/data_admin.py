@@ -11,13 +11,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
+from scoperag.core import engine_models as models
 from scoperag.core.contracts import books, dnd, docs, memory
 from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.core.settings import Settings
 
 if TYPE_CHECKING:  # the pdf profile imports this module when it lists its tools: keep it light
-    from qdrant_client import models
-
     from scoperag.core.backend import VectorBackend
 
 _ALL = 100_000  # facet limit meaning "every value"
@@ -100,8 +99,6 @@ def _counts(backend: VectorBackend, collection: str, key: str) -> dict[str, int]
 
 def _equals(key: str, value: Any) -> models.Filter:
     """The filter `key == value` (for an array payload: any element equals it)."""
-    from qdrant_client import models
-
     return models.Filter(
         must=[models.FieldCondition(key=key, match=models.MatchValue(value=value))]
     )

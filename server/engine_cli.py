@@ -12,13 +12,12 @@ from typing import TYPE_CHECKING, Any
 import click
 from pydantic import BaseModel
 
+from scoperag.core import engine_models as models
 from scoperag.core.errors import ScoperagError
 from scoperag.core.settings import Settings
 from scoperag.server.cli import load_settings, run_friendly
 
 if TYPE_CHECKING:
-    from qdrant_client import models
-
     from scoperag.core.backend import VectorBackend
 
 ENGINES = ("local", "edge", "server")
@@ -77,11 +76,9 @@ def copy_collection(
             )
     else:
         target.create_collection(collection, _dimension(metadata, first), metadata)
-    from qdrant_client.models import PayloadSchemaType
-
     for key, kind in source.payload_indexes(collection).items():
         if key not in target.payload_indexes(collection):
-            target.create_index(collection, key, PayloadSchemaType(kind))
+            target.create_index(collection, key, kind)
     ensure_indexes(target, collection, required_indexes(settings).get(collection, []))
     copied = 0
     for page in (first, *pages) if first else ():
@@ -114,9 +111,7 @@ def _dimension(metadata: dict[str, Any], first: list[models.Record]) -> int:
 
 
 def _point(record: models.Record) -> models.PointStruct:
-    from qdrant_client.models import PointStruct
-
-    return PointStruct(id=record.id, vector=record.vector, payload=record.payload)
+    return models.PointStruct(id=record.id, vector=record.vector, payload=record.payload)
 
 
 def chosen_collections(backend: VectorBackend, collections: list[str]) -> list[str]:

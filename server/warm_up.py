@@ -1,16 +1,17 @@
 """Handlers built on their first call, and a warm-up that loads them early in the background.
 
-A profile's handlers (`module:Class(runtime)`) pull in qdrant-client, the books profile's also
-LlamaIndex (the other searches reach the engine without it: `retrievers/searches.py`,
-`core/node_payload.py`; ingestion loads it), and the query path the embedding model:
-seconds of imports that `initialize` and `tools/list` must not wait for. `serve` starts
-`start_warm_up` as soon as the server is built: a daemon thread that waits until the client has
-its tool list (or `LIST_GRACE_SECONDS`: both run on the same interpreter lock, so warming up
-earlier would slow `tools/list` down) and a moment more for a call sent straight after it, then
-imports the handlers' modules and loads and warms the model. A call that arrives meanwhile
-waits only for what it needs: the handlers (one import at a time, `_IMPORTING`), and the model
-if it embeds (about 0.3 s: one text is embedded on numpy, `core/query_encoder.py`; torch loads
-on the first batch), told so by a progress notification (`StartUpMiddleware`).
+A profile's handlers (`module:Class(runtime)`) pull in the engine (qdrant-client too on local
+mode or a server; Edge's searches spell their filters in `core.engine_models`), the books
+profile's also LlamaIndex (the other searches reach the engine without it:
+`retrievers/searches.py`, `core/node_payload.py`; ingestion loads it), and the query path the
+embedding model: seconds of imports that `initialize` and `tools/list` must not wait for.
+`serve` starts `start_warm_up` as soon as the server is built: a daemon thread that waits until
+the client has its tool list (or `LIST_GRACE_SECONDS`: both run on the same interpreter lock, so
+warming up earlier would slow `tools/list` down) and a moment more for a call sent straight
+after it, then imports the handlers' modules and loads and warms the model. A call that arrives
+meanwhile waits only for what it needs: the handlers (one import at a time, `_IMPORTING`), and
+the model if it embeds (about 0.3 s: one text is embedded on numpy, `core/query_encoder.py`;
+torch loads on the first batch), told so by a progress notification (`StartUpMiddleware`).
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from pydantic import ValidationError
-from qdrant_client import models
 
+from scoperag.core import engine_models as models
 from scoperag.core.contracts.docs import (
     DOCS_FILTERS,
     DocExtensionPayload,
@@ -75,7 +75,7 @@ def test_payload_contract_names_and_rules() -> None:
 def test_required_indexes_are_four_keywords_and_a_datetime() -> None:
     (collection, fields), *others = required_indexes(Settings()).items()
     assert collection == "docs" and not others
-    plan = {key: schema.value for key, schema in index_plan(fields).items()}
+    plan = index_plan(fields)
     assert plan == {
         "scope": "keyword",
         "status": "keyword",

@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 from pydantic import BaseModel, ValidationError
-from qdrant_client import models
 
+from scoperag.core import engine_models as models
 from scoperag.core.fields import (
     Condition,
     FieldType,
@@ -70,7 +70,7 @@ def test_condition_table(condition: Condition, value: object, expected: dict) ->
     field = FilterableField(name="k", field_type=FieldType.KEYWORD, condition=condition,
                             description="d")  # fmt: skip
     flt = build_filter([field], {"k": value})
-    assert flt.model_dump(exclude_none=True, by_alias=True) == expected
+    assert models.to_client(flt).model_dump(exclude_none=True, by_alias=True) == expected
 
 
 def test_float_equality_is_a_closed_range() -> None:
@@ -103,8 +103,4 @@ def test_schema_validation_rejects_bad_values() -> None:
 
 def test_index_plan_has_one_index_per_key() -> None:
     plan = index_plan([TAGS, PAGE, AFTER, BEFORE])
-    assert plan == {
-        "tags": models.PayloadSchemaType.KEYWORD,
-        "page": models.PayloadSchemaType.INTEGER,
-        "at": models.PayloadSchemaType.DATETIME,
-    }
+    assert plan == {"tags": "keyword", "page": "integer", "at": "datetime"}

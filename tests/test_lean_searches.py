@@ -1,4 +1,5 @@
-"""The searches of the memory, pdf, D&D and docs profiles run without LlamaIndex (issue 15).
+"""The searches of the memory, pdf, D&D and docs profiles run without LlamaIndex (issue 15),
+torch or qdrant-client.
 
 LlamaIndex's import is 1.2-1.8 s on this machine; a server launched by an MCP client answers
 its first search of these profiles without waiting for it (ingestion and the books profile,
@@ -49,7 +50,8 @@ async def found():
             for name, arguments, key in CALLS
         ]
 
-print(*asyncio.run(found()), "llama_index.core" in sys.modules, "torch" in sys.modules)
+LIBRARIES = ("llama_index.core", "torch", "qdrant_client")
+print(*asyncio.run(found()), *(library in sys.modules for library in LIBRARIES))
 """
 
 
@@ -95,17 +97,17 @@ def test_a_payload_without_a_node_is_refused() -> None:
         stored_text_and_metadata({"text": "not in LlamaIndex's layout"})
 
 
-def test_memory_pdf_dnd_and_docs_searches_import_no_llamaindex_nor_torch(
+def test_memory_pdf_dnd_and_docs_searches_import_no_llamaindex_torch_or_qdrant_client(
     sample_store: Path,
 ) -> None:
     """Seven searches of four profiles in a new process (as a launched server runs them) find
-    something each, and neither LlamaIndex nor torch (one text is embedded on numpy) is
-    imported."""
+    something each, and none of LlamaIndex, torch (one text is embedded on numpy) or
+    qdrant-client (filters are `core.engine_models`) is imported."""
     environment = {**os.environ, "SCOPERAG_DATA_DIR": str(sample_store)}
     done = subprocess.run(
         [sys.executable, "-c", PROBE], env=environment, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    *counts, llama_index, torch = done.stdout.split()
+    *counts, llama_index, torch, qdrant_client = done.stdout.split()
     assert all(int(count) > 0 for count in counts) and len(counts) == 7, done.stdout
-    assert (llama_index, torch) == ("False", "False")
+    assert (llama_index, torch, qdrant_client) == ("False", "False", "False")
