@@ -1,8 +1,10 @@
 """JSON for what crosses between processes: engine arguments, results and errors.
 
 Values keep their types: pydantic models (`qdrant_client.models`, LlamaIndex nodes) travel as
-their JSON dump tagged with their class, dataclasses (`VectorStoreQuery`, its result) field by
-field, enums by value, dicts as key/value pairs (facet counts have integer and boolean keys).
+their JSON dump tagged with their class, dataclasses (`core.engine_models`' filters and hits,
+`VectorStoreQuery`, its result) field by field, enums by value, datetimes and dates as ISO text
+(a time zone kept, a naive one left naive), dicts as key/value pairs (facet counts have integer
+and boolean keys).
 Only classes of the libraries the engine speaks are rebuilt; anything else is refused.
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
+from datetime import date, datetime
 from enum import Enum
 from functools import cache
 from typing import Any
@@ -46,6 +49,10 @@ def encode(value: Any) -> Any:
         return value
     if isinstance(value, Enum):
         return {"__enum__": _path(type(value)), "value": value.value}
+    if isinstance(value, datetime):
+        return {"__datetime__": value.isoformat()}
+    if isinstance(value, date):
+        return {"__date__": value.isoformat()}
     if isinstance(value, BaseModel):
         return {"__model__": _path(type(value)), "data": value.model_dump(mode="json")}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -68,6 +75,10 @@ def decode(data: Any) -> Any:
         return data
     if "__enum__" in data:
         return _class(data["__enum__"])(data["value"])
+    if "__datetime__" in data:
+        return datetime.fromisoformat(data["__datetime__"])
+    if "__date__" in data:
+        return date.fromisoformat(data["__date__"])
     if "__model__" in data:
         return _class(data["__model__"]).model_validate(data["data"])
     if "__dataclass__" in data:

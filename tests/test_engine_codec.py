@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
@@ -15,6 +16,7 @@ from llama_index.core.vector_stores.types import (
 )
 from qdrant_client import models
 
+from scoperag.core import engine_models as own
 from scoperag.core.edge_errors import MissingIndexError
 from scoperag.core.engine_codec import decode, decode_error, encode, encode_error
 from scoperag.core.errors import InvalidParameterError, ScoperagError
@@ -54,6 +56,28 @@ def test_engine_arguments_and_results_come_back_equal() -> None:
     assert back.nodes[0].embedding == [0.1, 0.2] and back.similarities == [0.9]
     records = [models.Record(id=1, payload={"k": [1, "a"]}, vector={"text-dense": [0.1]})]
     assert _round_trip(iter(records)) == records  # an iterator (e.g. `points`) is read whole
+
+
+def test_scoperags_own_filters_orders_and_hits_come_back_equal() -> None:
+    """`core.engine_models` travel field by field; the datetimes and dates inside a range keep
+    their type and time zone (or lack of one)."""
+    instants = [
+        datetime(2025, 3, 1, 12, 30, tzinfo=timezone(timedelta(hours=-5))),
+        datetime(2025, 3, 1, 12, 30),
+        date(2025, 3, 1),
+    ]
+    for instant in instants:
+        flt = own.Filter(
+            must=[own.FieldCondition(key="at", range=own.DatetimeRange(gte=instant))],
+            must_not=[own.IsEmptyCondition(is_empty=own.PayloadField(key="at"))],
+        )
+        back = _round_trip(flt)
+        assert back == flt and type(back.must[0].range.gte) is type(instant)
+        assert back.must[0].range.gte.isoformat() == instant.isoformat()
+    order = own.OrderBy(key="at", direction=own.Direction.DESC, start_from=instants[0])
+    assert _round_trip(order) == order
+    hits = [own.ScoredPoint(id="a", score=0.5, payload={"k": 1}), own.Record(id=2, payload=None)]
+    assert _round_trip(hits) == hits
 
 
 def test_errors_come_back_as_the_same_class_and_message() -> None:
