@@ -3,10 +3,11 @@
 scoperag builds every filter in `core.engine_models` (qdrant-client's names and fields, without
 importing it); a caller may give `qdrant_client.models` ones. Both are read by class name and
 field, so this module needs neither qdrant-client nor its models; qdrant-edge-py has classes of
-the same shape. Two quirks of qdrant-edge-py 0.9 are
-handled here: a Python `bool` given to Edge's `MatchValue` turns into the integer 1 and so matches
-nothing on a boolean field (`numpy.bool_` keeps it a boolean), and datetimes travel as ISO strings
-(a naive datetime means UTC, as on the server and in local mode).
+the same shape. Two quirks of qdrant-edge-py 0.9 are handled here: a Python `bool` given to
+Edge's `MatchValue` turns into the integer 1 and so matches nothing on a boolean field
+(`numpy.bool_` keeps it a boolean; numpy is imported for such a value only, 0.1 s a first
+search otherwise waits for), and datetimes travel as ISO strings (a naive datetime means UTC, as
+on the server and in local mode).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, time
 from typing import Any
 
-import numpy
 import qdrant_edge as edge
 
 from scoperag.core import engine_models as models
@@ -35,7 +35,11 @@ class UnsupportedFilterError(ScoperagError):
 
 
 def _value(value: Any) -> Any:
-    return numpy.bool_(value) if isinstance(value, bool) else value
+    if not isinstance(value, bool):
+        return value
+    import numpy
+
+    return numpy.bool_(value)
 
 
 def plain_id(point_id: Any) -> int | str:

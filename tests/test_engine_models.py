@@ -65,7 +65,8 @@ def test_to_client_converts_inside_lists_and_dicts_and_leaves_the_rest() -> None
     assert own.to_client([None, "x", 2]) == [None, "x", 2]
 
 
-def test_building_filters_does_not_import_qdrant_client() -> None:
+def test_building_filters_imports_neither_qdrant_client_nor_numpy() -> None:
+    """numpy comes only with a boolean value (Edge's quirk, `core.edge_filters`)."""
     probe = (
         "import sys\n"
         "from scoperag.core.fields import FieldType, FilterableField, build_filter\n"
@@ -73,9 +74,9 @@ def test_building_filters_does_not_import_qdrant_client() -> None:
         "field = FilterableField(name='n', field_type=FieldType.INTEGER, condition='!=',\n"
         "                        description='n')\n"
         "print(to_edge_filter(build_filter([field], {'n': 3})) is not None,\n"
-        "      'qdrant_client' in sys.modules)\n"
+        "      'qdrant_client' in sys.modules, 'numpy' in sys.modules)\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
-    assert result.stdout.split() == ["True", "False"]
+    assert result.stdout.split() == ["True", "False", "False"]
