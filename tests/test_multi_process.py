@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import anyio
@@ -23,6 +24,8 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
+from scoperag.core import engine_models as own
+from scoperag.core.backend import DENSE_VECTOR
 from scoperag.core.embeddings import Embedder
 from scoperag.core.remote_backend import OwnerStoppedError
 from scoperag.core.settings import Settings
@@ -155,6 +158,49 @@ def test_a_second_runtime_in_one_process_works_through_the_first(
         assert other.backend.collection_metadata("shared") == {"made": "here"}
         with pytest.raises(type(_error(holder)), match="already exists"):
             other.backend.create_collection("shared", 3, {})
+    finally:
+        other.close()
+
+
+def test_an_attached_runtime_filters_by_time_and_order_like_the_owner(
+    make_runtime: Callable[..., Runtime], backend_name: str, embedder: Embedder
+) -> None:
+    """scoperag's own filters, orders and hits (`core.engine_models`) cross to the owner and
+    back: a datetime range (regression: a datetime could not be sent), an order and a search
+    give the attached runtime the owner's answers."""
+    if backend_name == "server":
+        pytest.skip("a server has no owner")
+    holder = make_runtime(profiles=["pdf"])
+    start = datetime(2025, 3, 1, tzinfo=UTC)
+    holder.backend.create_collection("timed", 3, {})
+    for key, kind in (("at", "datetime"), ("n", "integer")):
+        holder.backend.create_index("timed", key, kind)
+    holder.backend.upsert_points(
+        "timed",
+        [
+            own.PointStruct(
+                id=n + 1,
+                vector={DENSE_VECTOR: [1.0, float(n), 0.5]},
+                payload={"at": (start + timedelta(days=n)).isoformat(), "n": n},
+            )
+            for n in range(6)
+        ],
+    )
+    since = own.DatetimeRange(gte=start + timedelta(days=2))
+    flt = own.Filter(must=[own.FieldCondition(key="at", range=since)])
+    newest = own.OrderBy(key="n", direction=own.Direction.DESC)
+    other = Runtime(holder.settings, embedder=embedder)
+    try:
+        assert other.backend.role == "attached"
+        answers = [
+            (
+                [record.id for record in backend.scroll("timed", flt, 10, order_by=newest)],
+                backend.count("timed", flt),
+                [hit.id for hit in backend.search("timed", [1.0, 5.0, 0.5], None, flt, 2)],
+            )
+            for backend in (holder.backend, other.backend)
+        ]
+        assert answers[0] == answers[1] == ([6, 5, 4, 3], 4, [6, 5])
     finally:
         other.close()
 
