@@ -149,9 +149,7 @@ _CONDITIONS: dict[str, Callable[[Any], Any]] = {
 def _conditions(conditions: Any) -> list[Any] | None:
     if conditions is None:
         return None
-    if not isinstance(conditions, list):
-        conditions = [conditions]
-    return [_convert(_CONDITIONS, condition) for condition in conditions]
+    return [_convert(_CONDITIONS, condition) for condition in models.conditions(conditions)]
 
 
 def to_edge_filter(flt: Any) -> edge.Filter | None:
