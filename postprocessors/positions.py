@@ -1,30 +1,27 @@
-"""The sentences of a book chunk with their ids, and chunk copies that hold fewer of them."""
+"""A book chunk's node as a `SentenceRun`, and a run back as a copy of its node."""
 
 from __future__ import annotations
 
-from llama_index.core.schema import BaseNode
+from llama_index.core.schema import BaseNode, NodeWithScore
+
+from scoperag.postprocessors.sentence_runs import SentenceRun, chunk_run
 
 
-def numbered_sentences(node: BaseNode) -> list[tuple[int, str]]:
-    """(sid, sentence) pairs of a chunk: sentence k has sid `pos_start + k`."""
-    meta = node.metadata
-    if not isinstance(meta.get("pos_start"), int) or not isinstance(meta.get("sentences"), list):
-        raise ValueError(
-            f"Node {node.node_id} has no 'pos_start' and 'sentences' metadata; spoiler "
-            "truncation and sentence dedup work on chunks of the books collection."
-        )
-    return [(meta["pos_start"] + k, sentence) for k, sentence in enumerate(meta["sentences"])]
+def node_run(scored: NodeWithScore) -> SentenceRun[BaseNode]:
+    """The sentences of a scored chunk, with its score (an error without positions)."""
+    node = scored.node
+    return chunk_run(node, node.metadata, scored.score, node.node_id)
 
 
-def with_sentences(node: BaseNode, first_sid: int, sentences: list[str]) -> BaseNode:
-    """A copy of `node` whose text and metadata hold just `sentences`, from sid `first_sid`."""
-    last_sid = first_sid + len(sentences) - 1
-    metadata = {**node.metadata, "pos_start": first_sid, "pos_end": last_sid}
-    metadata["sentences"] = list(sentences)
+def run_node(run: SentenceRun[BaseNode]) -> NodeWithScore:
+    """A copy of the run's source node whose text and metadata hold just the run's sentences."""
+    node = run.source
+    metadata = {**node.metadata, "pos_start": run.first_sid, "pos_end": run.last_sid}
+    metadata["sentences"] = list(run.sentences)
     # a shallow copy with metadata of its own: nothing else of a chunk changes (a deep copy of
     # every chunk was most of a book search's own time)
     copy = node.model_copy(
-        update={"id_": f"{node.node_id}:{first_sid}-{last_sid}", "metadata": metadata}
+        update={"id_": f"{node.node_id}:{run.first_sid}-{run.last_sid}", "metadata": metadata}
     )
-    copy.set_content(" ".join(sentences))
-    return copy
+    copy.set_content(" ".join(run.sentences))
+    return NodeWithScore(node=copy, score=run.score)

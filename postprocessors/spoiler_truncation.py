@@ -6,7 +6,8 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 from pydantic import Field
 
-from scoperag.postprocessors.positions import numbered_sentences, with_sentences
+from scoperag.postprocessors.positions import node_run, run_node
+from scoperag.postprocessors.sentence_runs import spoiler_free
 
 
 class SpoilerTruncation(BaseNodePostprocessor):
@@ -14,6 +15,7 @@ class SpoilerTruncation(BaseNodePostprocessor):
 
     The kept sentences are joined again as the chunk's text; a chunk with none left is dropped.
     A node without `pos_start` / `sentences` metadata is an error, never passed through.
+    (`sentence_runs.spoiler_free` over nodes.)
     """
 
     user_pos: int = Field(ge=0, description="Sentence id of the last sentence the reader has read.")
@@ -25,11 +27,5 @@ class SpoilerTruncation(BaseNodePostprocessor):
     def _postprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
-        kept = []
-        for scored in nodes:
-            sentences = numbered_sentences(scored.node)
-            allowed = [text for sid, text in sentences if sid <= self.user_pos]
-            if allowed:
-                node = with_sentences(scored.node, sentences[0][0], allowed)
-                kept.append(NodeWithScore(node=node, score=scored.score))
-        return kept
+        runs = [spoiler_free(node_run(scored), self.user_pos) for scored in nodes]
+        return [run_node(run) for run in runs if run is not None]

@@ -25,7 +25,7 @@ from scoperag.core.contracts.books import (
 )
 from scoperag.core.embeddings import Embedder
 from scoperag.core.fields import FilterableField, build_filter
-from scoperag.retrievers.filtered import FilteredRetriever
+from scoperag.retrievers.searches import FilteredSearch, TextQuery
 
 _MAX_BOOKS = 10_000
 _MAX_QUOTE_CHUNKS = 64
@@ -164,12 +164,12 @@ class BookLookup:
         self, embedder: Embedder, book_id: str, quote: str, limit: int = 3
     ) -> list[SentenceRef]:
         """Sentences closest to a quote that is not in the book: dense search, then fuzzy."""
-        retriever = FilteredRetriever(
+        search = FilteredSearch(
             self.backend, embedder, self.collection, self._filter(book_id), top_k=8
         )
         seen: dict[int, SentenceRef] = {}
-        for hit in retriever.retrieve(quote):
-            for ref in _refs(hit.node.metadata):
+        for point in search.points(TextQuery(quote)):
+            for ref in _refs(point.payload or {}):
                 seen[ref.sid] = ref
         wanted = " ".join(words(quote))
         ranked = sorted(

@@ -7,10 +7,9 @@ from pydantic import BaseModel
 from scoperag.core.contracts.books import DEFAULT_READER
 from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.core.reading_state import ReadingState
-from scoperag.postprocessors.sentence_dedup import SentenceDedup
-from scoperag.postprocessors.spoiler_truncation import SpoilerTruncation
+from scoperag.postprocessors.sentence_runs import deduplicated, spoiler_free
 from scoperag.retrievers.book_lookup import BookLookup, SentenceRef, words
-from scoperag.retrievers.spoiler_safe import SpoilerSafeRetriever
+from scoperag.retrievers.spoiler_search import SpoilerSafeSearch
 from scoperag.server.books_tools import (
     BookList,
     GetPositionParams,
@@ -56,10 +55,6 @@ def _listed(refs: list[SentenceRef], read_up_to: int, more: bool = False) -> str
     if left > 0 or more:
         shown.append(f"and {left}{'+' if more else ''} more")
     return "; ".join(shown)
-
-
-def _where(metadata: dict[str, object]) -> dict[str, object]:
-    return {key: metadata[key] for key in ("pos_start", "pos_end", "chapter", "chapter_title")}
 
 
 class BookService:
@@ -183,26 +178,30 @@ class BookService:
                 "read)."
             )
         runtime = self.runtime
-        hits = SpoilerSafeRetriever(
+        hits = SpoilerSafeSearch(
             runtime.backend, runtime.embedder, params.book_id, saved.sid, top_k=params.top_k
-        ).retrieve(params.query)
-        kept = SpoilerTruncation(user_pos=saved.sid).postprocess_nodes(hits)
-        merged = SentenceDedup().postprocess_nodes(kept)
-        sentences = [len(found.node.metadata["sentences"]) for found in hits]
-        kept_sentences = [len(found.node.metadata["sentences"]) for found in kept]
+        ).chunk_runs(params.query)
+        kept = [run for hit in hits if (run := spoiler_free(hit, saved.sid)) is not None]
+        merged = deduplicated(kept)
         return SearchBookResult(
             book_id=params.book_id,
             reader=reader,
             user_pos=saved.sid,
             passages=[
                 Passage(
-                    text=found.node.get_content(), score=found.score, **_where(found.node.metadata)
+                    text=" ".join(run.sentences),
+                    score=run.score,
+                    pos_start=run.first_sid,
+                    pos_end=run.last_sid,
+                    chapter=run.metadata["chapter"],
+                    chapter_title=run.metadata["chapter_title"],
                 )
-                for found in merged
+                for run in merged
             ],
             chunks_retrieved=len(hits),
             chunks_kept=len(kept),
-            chunks_cut=sum(1 for hit in hits if hit.node.metadata["pos_end"] > saved.sid),
-            sentences_cut=sum(sentences) - sum(kept_sentences),
+            chunks_cut=sum(1 for hit in hits if hit.last_sid > saved.sid),
+            sentences_cut=sum(len(hit.sentences) for hit in hits)
+            - sum(len(run.sentences) for run in kept),
             message=None if merged else "Nothing read so far matches this query.",
         )

@@ -1,9 +1,9 @@
 """Handlers built on their first call, and a warm-up that loads them early in the background.
 
 A profile's handlers (`module:Class(runtime)`) pull in the engine (qdrant-client too on local
-mode or a server; Edge's searches spell their filters in `core.engine_models`), the books
-profile's also LlamaIndex (the other searches reach the engine without it:
-`retrievers/searches.py`, `core/node_payload.py`; ingestion loads it), and the query path the
+mode or a server; Edge's searches spell their filters in `core.engine_models`; the searches reach
+the engine without LlamaIndex: `retrievers/searches.py`, `core/node_payload.py`,
+`postprocessors/sentence_runs.py`; ingestion loads it), and the query path the
 embedding model: seconds of imports that `initialize` and `tools/list` must not wait for.
 `serve` starts `start_warm_up` as soon as the server is built: a daemon thread that waits until
 the client has its tool list (or `LIST_GRACE_SECONDS`: both run on the same interpreter lock, so

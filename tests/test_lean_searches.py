@@ -1,10 +1,10 @@
-"""The searches of the memory, pdf, D&D and docs profiles run without LlamaIndex (issue 15),
-torch or qdrant-client.
+"""The searches of every profile run without LlamaIndex (issue 15), torch or qdrant-client.
 
 LlamaIndex's import is 1.2-1.8 s on this machine; a server launched by an MCP client answers
-its first search of these profiles without waiting for it (ingestion and the books profile,
-whose postprocessors work on nodes, still use it). Their hits' text and metadata are read from
-the payloads (`core/node_payload.py`) instead of LlamaIndex nodes built from them."""
+its first search without waiting for it (ingestion still uses it). The hits' text and metadata
+are read from the payloads (`core/node_payload.py`) instead of LlamaIndex nodes built from
+them; a book's hits are cut and merged as `SentenceRun`s (`postprocessors/sentence_runs.py`),
+the functions LlamaIndex's `SpoilerTruncation` and `SentenceDedup` run over nodes."""
 
 from __future__ import annotations
 
@@ -23,10 +23,22 @@ from scoperag.pipelines.book import ingest_book
 from scoperag.pipelines.dnd import ingest_folders
 from scoperag.pipelines.docs import ingest_docs_jsonl
 from scoperag.pipelines.memories import import_memories
+from scoperag.postprocessors.sentence_dedup import SentenceDedup
+from scoperag.postprocessors.spoiler_truncation import SpoilerTruncation
+from scoperag.retrievers.spoiler_safe import SpoilerSafeRetriever
+from scoperag.server.books_service import BookService
+from scoperag.server.books_tools import SearchBookParams
 from scoperag.server.demo import SAMPLES
 from scoperag.server.pdf_notes import store_note
 from scoperag.server.pdf_service import ingest_paths
 from scoperag.server.runtime import Runtime
+
+QUESTIONS = [
+    "who has taken Netherfield Park?",
+    "Mrs. Bennet and her nerves",
+    "a single man in possession of a good fortune",
+    "the ball at the assembly",
+]
 
 PROBE = """
 import asyncio, sys
@@ -41,12 +53,19 @@ CALLS = [
     ("lookup_spell", {"name": "fire ball"}, "results"),
     ("lookup_creature", {}, "results"),
     ("search_dnd_content", {"query": "a dragon breathing fire"}, "results"),
+    ("list_books", {}, "books"),
+    ("set_reading_position", {"book_id": "pp", "chapter": 2}, "sid"),
+    ("get_reading_position", {"book_id": "pp"}, "sid"),
+    ("search_book", {"book_id": "pp", "query": "who has taken Netherfield?"}, "passages"),
 ]
+
+def count(value):
+    return len(value) if isinstance(value, list) else value
 
 async def found():
     async with Client(build_server()) as client:
         return [
-            len((await client.call_tool(name, arguments)).structured_content[key])
+            count((await client.call_tool(name, arguments)).structured_content[key])
             for name, arguments, key in CALLS
         ]
 
@@ -97,10 +116,10 @@ def test_a_payload_without_a_node_is_refused() -> None:
         stored_text_and_metadata({"text": "not in LlamaIndex's layout"})
 
 
-def test_memory_pdf_dnd_and_docs_searches_import_no_llamaindex_torch_or_qdrant_client(
+def test_every_profiles_searches_import_no_llamaindex_torch_or_qdrant_client(
     sample_store: Path,
 ) -> None:
-    """Seven searches of four profiles in a new process (as a launched server runs them) find
+    """Eleven calls of the five profiles in a new process (as a launched server runs them) find
     something each, and none of LlamaIndex, torch (one text is embedded on numpy) or
     qdrant-client (filters are `core.engine_models`) is imported."""
     environment = {**os.environ, "SCOPERAG_DATA_DIR": str(sample_store)}
@@ -109,5 +128,47 @@ def test_memory_pdf_dnd_and_docs_searches_import_no_llamaindex_torch_or_qdrant_c
     )
     assert done.returncode == 0, done.stderr[-2000:]
     *counts, llama_index, torch, qdrant_client = done.stdout.split()
-    assert all(int(count) > 0 for count in counts) and len(counts) == 7, done.stdout
+    assert all(int(count) > 0 for count in counts) and len(counts) == 11, done.stdout
     assert (llama_index, torch, qdrant_client) == ("False", "False", "False")
+
+
+@pytest.mark.parametrize("user_pos", [0, 7, 40, 95, 10_000])
+def test_a_book_search_gives_the_passages_of_the_llamaindex_pipeline(
+    sample_store: Path, embedder: Embedder, user_pos: int
+) -> None:
+    """`search_book`'s lean path cuts and merges exactly as `SpoilerSafeRetriever` +
+    `SpoilerTruncation` + `SentenceDedup` do: the same passages (text, score, positions,
+    chapter) and the same counts, at positions from the title page to past the book's end."""
+    runtime = Runtime(Settings(data_dir=sample_store, backend="edge"), embedder=embedder)
+    service = BookService(runtime)
+    user_pos = min(user_pos, service.lookup.sentence_count("pp") - 1)
+    service.state.set("pp", "lean-test", user_pos)
+    compared = 0
+    for query in QUESTIONS:
+        lean = service.search(
+            SearchBookParams(book_id="pp", query=query, top_k=12, reader="lean-test")
+        )
+        hits = SpoilerSafeRetriever(runtime.backend, embedder, "pp", user_pos, top_k=12).retrieve(
+            query
+        )
+        kept = SpoilerTruncation(user_pos=user_pos).postprocess_nodes(hits)
+        merged = SentenceDedup().postprocess_nodes(kept)
+        expected = [
+            (
+                found.node.get_content(),
+                found.score,
+                *(found.node.metadata[key] for key in ("pos_start", "pos_end", "chapter")),
+                found.node.metadata["chapter_title"],
+            )
+            for found in merged
+        ]
+        got = [
+            (p.text, p.score, p.pos_start, p.pos_end, p.chapter, p.chapter_title)
+            for p in lean.passages
+        ]
+        assert got == expected, query
+        assert (lean.chunks_retrieved, lean.chunks_kept) == (len(hits), len(kept))
+        assert all(p.pos_end <= user_pos for p in lean.passages)
+        compared += len(got)
+    runtime.close()
+    assert compared >= len(QUESTIONS)
