@@ -21,10 +21,9 @@ from llama_index.core.vector_stores.types import (
     VectorStoreQueryResult,
 )
 from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_metadata_dict
-from llama_index.vector_stores.qdrant import QdrantVectorStore
 from pydantic import PrivateAttr
-from qdrant_client import models
 
+from scoperag.core import engine_models as models
 from scoperag.core.edge_collection import EdgeCollection
 from scoperag.core.generations import SOURCE_KEY
 
@@ -37,9 +36,6 @@ class EdgeVectorStore(BasePydanticVectorStore):
 
     collection_name: str
     _engine: EdgeCollection = PrivateAttr()
-    # LlamaIndex's own translation of `VectorStoreQuery` filters (as QdrantVectorStore reads)
-    _build_subfilter = QdrantVectorStore._build_subfilter
-    _build_query_filter = QdrantVectorStore._build_query_filter
 
     def __init__(self, engine: EdgeCollection, **kwargs: Any) -> None:
         super().__init__(collection_name=engine.name, **kwargs)
@@ -124,6 +120,18 @@ class EdgeVectorStore(BasePydanticVectorStore):
             )
         )
         return self._to_result(points)
+
+    # LlamaIndex's own translation of `VectorStoreQuery` filters (as `QdrantVectorStore` reads
+    # them, into qdrant-client's models), imported with qdrant-client only when a filter needs it
+    def _build_query_filter(self, query: VectorStoreQuery) -> Any:
+        from llama_index.vector_stores.qdrant import QdrantVectorStore
+
+        return QdrantVectorStore._build_query_filter(self, query)
+
+    def _build_subfilter(self, filters: Any) -> Any:
+        from llama_index.vector_stores.qdrant import QdrantVectorStore
+
+        return QdrantVectorStore._build_subfilter(self, filters)
 
     def _nodes_filter(self, node_ids: list[str] | None, filters: Any) -> models.Filter:
         must: list[models.Condition] = []

@@ -7,6 +7,8 @@ run launches a fresh server process and measures, from the launch:
 - in another launch, the first answer of a query-less search (`search` by tag: no model);
 - in a third, the first answer of a spoiler-safe book question (`search_book`, books profile:
   needs the model; a reading position is saved beforehand);
+- in a fourth, the first write: `store_memory` of a memory not stored before (the model and
+  LlamaIndex's ingestion);
 - after the answer with a query, once the warm-up has had `SETTLE_SECONDS` (it imports every
   profile's handlers and loads the model), the resident memory of the server and any process
   it started (Linux: read from /proc).
@@ -117,7 +119,7 @@ async def main() -> None:
     data_dir = tempfile.mkdtemp(prefix="scoperag-startup-")  # left for the OS: servers still
     # closing after the last client exits must find it
     await prepare(data_dir)
-    listed, with_query, query_less, book, resident = [], [], [], [], []
+    listed, with_query, query_less, book, store, resident = [], [], [], [], [], []
     for _ in range(runs):  # alternate the kinds so machine noise hits them alike
         first_list, answer, memory = await once(data_dir, WITH_QUERY, settle=True)
         listed.append(first_list)
@@ -129,11 +131,16 @@ async def main() -> None:
         third_list, answer, _ = await once(data_dir, BOOK_QUESTION, tool="search_book")
         listed.append(third_list)
         book.append(answer)
+        new_memory = {"content": f"Start-up run {len(store)}: {time.time()}", "tags": ["startup"]}
+        fourth_list, answer, _ = await once(data_dir, new_memory, tool="store_memory")
+        listed.append(fourth_list)
+        store.append(answer)
     print(f"scoperag serve over stdio, all profiles, {runs} runs of each kind")
     print(_line("launch -> tools/list", listed))
     print(_line("launch -> first answer with a query (model)", with_query))
     print(_line("launch -> first query-less answer (no model)", query_less))
     print(_line("launch -> first book question (search_book)", book))
+    print(_line("launch -> first write (store_memory)", store))
     if resident:
         label = "resident memory, warmed up (server + children)"
         print(

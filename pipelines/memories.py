@@ -15,13 +15,12 @@ from typing import Any
 from llama_index.core.ingestion import IngestionPipeline
 from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from pydantic import BaseModel, Field
-from qdrant_client import models
 
+from scoperag.core import engine_models as models
 from scoperag.core.backend import VectorBackend
 from scoperag.core.collections import prepare_for_writing
 from scoperag.core.contracts.memory import (
     COLLECTION,
-    CONTENT_HASH,
     DEFAULT_MEMORY_TYPE,
     MEMORY_INDEXES,
     MemoryPayload,
@@ -32,7 +31,6 @@ from scoperag.core.contracts.memory import (
 )
 from scoperag.core.embeddings import Embedder
 from scoperag.core.errors import InvalidParameterError, ScoperagError
-from scoperag.core.fields import build_filter
 from scoperag.pipelines.memory_order import assign_order
 from scoperag.pipelines.store import EmbedNodes, stable_id
 
@@ -143,17 +141,6 @@ def store_memories(
         if progress:
             progress(start + len(batch), len(unique))
     return report
-
-
-def delete_memory(backend: VectorBackend, hash_: str) -> bool:
-    """Delete the memory with this content hash; False if there was none."""
-    if not backend.collection_exists(COLLECTION):
-        return False
-    flt = build_filter([CONTENT_HASH], {"content_hash": hash_})
-    if flt is None or backend.count(COLLECTION, flt) == 0:
-        return False
-    backend.delete(COLLECTION, flt)
-    return True
 
 
 def _first(item: dict[str, Any], keys: Iterable[str]) -> Any:

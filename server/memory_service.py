@@ -9,6 +9,7 @@ from fastmcp.tools import ToolResult
 
 from scoperag.core.contracts.memory import (
     COLLECTION,
+    CONTENT_HASH,
     END_DATE,
     MEMORY_TYPE,
     ORDER_KEY,
@@ -97,11 +98,20 @@ class MemoryService:
             raise InvalidParameterError(
                 "content_hash", params.content_hash, "the 64-character hex sha256 of a memory"
             )
-        from scoperag.pipelines.memories import delete_memory
-
-        deleted = delete_memory(self.runtime.backend, hash_)
+        deleted = self._delete(hash_)
         message = "Deleted." if deleted else "No memory has this content_hash; nothing deleted."
         return DeleteMemoryResult(content_hash=hash_, deleted=deleted, message=message)
+
+    def _delete(self, hash_: str) -> bool:
+        """Delete the memory with this content hash (no pipeline loaded); False if none."""
+        backend = self.runtime.backend
+        if not backend.collection_exists(COLLECTION):
+            return False
+        flt = build_filter([CONTENT_HASH], {"content_hash": hash_})
+        if flt is None or backend.count(COLLECTION, flt) == 0:
+            return False
+        backend.delete(COLLECTION, flt)
+        return True
 
     def search(self, params: SearchParams) -> ToolResult:
         return toon_result(self.run_search(params))

@@ -9,6 +9,7 @@ the functions LlamaIndex's `SpoilerTruncation` and `SentenceDedup` run over node
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -130,6 +131,52 @@ def test_every_profiles_searches_import_no_llamaindex_torch_or_qdrant_client(
     *counts, llama_index, torch, qdrant_client = done.stdout.split()
     assert all(int(count) > 0 for count in counts) and len(counts) == 11, done.stdout
     assert (llama_index, torch, qdrant_client) == ("False", "False", "False")
+
+
+WRITES_PROBE = """
+import asyncio, sys
+from fastmcp import Client
+from scoperag.server.app import build_server
+from scoperag.server.demo import SAMPLES
+
+async def written():
+    async with Client(build_server()) as client:
+        gone = await client.call_tool("delete_memory", {"content_hash": "0" * 64})
+        llama_index_after_delete = "llama_index.core" in sys.modules
+        stored = await client.call_tool("store_memory", {"content": "A memory stored lean."})
+        note = await client.call_tool("qdrant-store", {"information": "A note, stored lean."})
+        again = await client.call_tool("ingest_dnd", {"paths": [str(SAMPLES / "dnd")]})
+        found = await client.call_tool("search", {"query": "stored lean", "mode": "hybrid"})
+        contents = [row["content"] for row in found.structured_content["memories"]]
+        return [
+            gone.structured_content["deleted"],
+            llama_index_after_delete,
+            stored.structured_content["stored"],
+            not note.is_error,
+            "A memory stored lean." in contents,
+            again.structured_content["ingested"] > 0,
+        ]
+
+print(*asyncio.run(written()), "qdrant_client" in sys.modules)
+"""
+
+
+def test_writes_on_edge_import_no_qdrant_client(sample_store: Path, tmp_path: Path) -> None:
+    """A launched server's first writes (`store_memory`, `qdrant-store`, a D&D re-ingest, which
+    looks up the stored items) load LlamaIndex's ingestion but not qdrant-client (1.1-1.5 s:
+    their filters and points are `core.engine_models`), and `delete_memory` loads neither."""
+    data_dir = tmp_path / "data"
+    shutil.copytree(sample_store, data_dir, ignore=shutil.ignore_patterns("*.sock"))
+    environment = {
+        **os.environ,
+        "SCOPERAG_DATA_DIR": str(data_dir),
+        "SCOPERAG_ALLOWED_DIRS": str(SAMPLES / "dnd"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", WRITES_PROBE], env=environment, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["False", "False", "True", "True", "True", "True", "False"]
 
 
 @pytest.mark.parametrize("user_pos", [0, 7, 40, 95, 10_000])
