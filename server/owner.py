@@ -14,7 +14,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import os
+import selectors
 import socket
 import sys
 import tempfile
@@ -30,7 +32,7 @@ from scoperag.core.settings import Settings
 RECORD = "owner.json"
 _SOCKET_NAME = "owner.sock"
 _MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes with the final NUL; keep a margin
-_START_SECONDS = 10.0
+_log = logging.getLogger(__name__)
 
 
 def engine_dir(settings: Settings) -> Path:
@@ -78,13 +80,14 @@ def _listen(path: Path) -> socket.socket:
 
 
 class OwnerServer:
-    """The engine service on the owner's socket, run by uvicorn in a daemon thread."""
+    """The engine service on the owner's socket, run by uvicorn in a daemon thread.
+
+    The socket listens at once (a process connecting waits in its backlog); the service starts
+    on the first connection, so a command that opens the store while nobody attaches
+    (`scoperag list`, a short ingest) never imports FastMCP and uvicorn (about 1 s).
+    """
 
     def __init__(self, engine: LockedEngine, folder: Path) -> None:
-        import uvicorn
-
-        from scoperag.server.engine_service import build_engine_service
-
         self.engine = engine
         self.folder = folder
         self.socket = socket_path(folder)
@@ -96,36 +99,60 @@ class OwnerServer:
             "engine_dir": str(folder),
             "since": time.time(),
         }
-        app = build_engine_service(engine, self.record).http_app(
-            path="/mcp", stateless_http=True, json_response=True
-        )
-        config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2)
-        self._server = uvicorn.Server(config)
-        listener = _listen(self.socket)
+        self._server: Any = None  # the uvicorn server, once the first process connected
+        self._starting = threading.Lock()
+        self._stopping = False
+        self._listener = _listen(self.socket)
+        self._wake, self._waker = socket.socketpair()  # `stop` ends the wait for a connection
         self._thread = threading.Thread(
-            target=lambda: asyncio.run(self._server.serve(sockets=[listener])),
-            name="scoperag-owner",
-            daemon=True,
+            target=self._serve_when_called, name="scoperag-owner", daemon=True
         )
         self._thread.start()
-        deadline = time.monotonic() + _START_SECONDS
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                self.stop()
-                raise ScoperagError(
-                    f"The store's socket {self.socket} did not start listening; the store stays "
-                    "closed. Check that the data dir is writable, then try again."
-                )
-            time.sleep(0.01)
         temporary = folder / f"{RECORD}.{os.getpid()}.tmp"
         temporary.write_text(json.dumps(self.record, indent=2))
         os.replace(temporary, folder / RECORD)
 
+    def _serve_when_called(self) -> None:
+        """Wait for the first connection (or `stop`), then serve until `stop`."""
+        with selectors.DefaultSelector() as waiting:  # epoll: any file descriptor number
+            for end in (self._listener, self._wake):
+                waiting.register(end, selectors.EVENT_READ)
+            waiting.select()
+        try:
+            with self._starting:
+                if self._stopping:
+                    return
+                self._server = _uvicorn_server(self.engine, self.record)
+            asyncio.run(self._server.serve(sockets=[self._listener]))
+        except Exception:
+            _log.exception(
+                "The store's service on %s stopped; the store stays open here.", self.socket
+            )
+            self._listener.close()  # a process connecting is refused at once, not left waiting
+
     def stop(self) -> None:
         """Stop listening and remove the record and socket (if a later owner has not)."""
-        self._server.should_exit = True
+        with self._starting:
+            self._stopping = True
+            if self._server is not None:
+                self._server.should_exit = True
+        self._waker.send(b"x")
         self._thread.join(5)
+        for end in (self._listener, self._wake, self._waker):
+            end.close()
         current = read_record(self.folder)
         if current is not None and current.get("pid") == os.getpid():
             (self.folder / RECORD).unlink(missing_ok=True)
             self.socket.unlink(missing_ok=True)
+
+
+def _uvicorn_server(engine: LockedEngine, record: dict[str, Any]) -> Any:
+    """uvicorn serving `engine_service` over streamable HTTP (stateless, JSON answers)."""
+    import uvicorn
+
+    from scoperag.server.engine_service import build_engine_service
+
+    app = build_engine_service(engine, record).http_app(
+        path="/mcp", stateless_http=True, json_response=True
+    )
+    return uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2))

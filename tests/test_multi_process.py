@@ -259,6 +259,48 @@ def test_a_data_dir_too_deep_for_a_socket_path_still_shares(
         holder.close()
 
 
+def test_an_owner_starts_its_service_on_the_first_connection(
+    data_dir: Path, embedder: Embedder
+) -> None:
+    """A process that opens the store imports neither FastMCP nor uvicorn while nobody attaches
+    (`scoperag list` took 2.0-2.2 s for them, 0.7 s now); the first process to connect starts
+    the service, and is answered."""
+    owner_script = (
+        "import sys\n"
+        "from scoperag.core.settings import Settings\n"
+        "from scoperag.server.runtime import Runtime\n"
+        f"runtime = Runtime(Settings(data_dir={str(data_dir)!r}, backend='edge'))\n"
+        "runtime.backend.create_collection('shared', 3, {'made': 'there'})\n"
+        "loaded = lambda: ['fastmcp' in sys.modules, 'uvicorn' in sys.modules]\n"
+        "print(runtime.backend.role, *loaded(), flush=True)\n"
+        "sys.stdin.readline()\n"
+        "print(*loaded(), flush=True)\n"
+        "runtime.close()\n"
+    )
+    owner = subprocess.Popen(
+        [sys.executable, "-c", owner_script],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert owner.stdout.readline().split() == ["owner", "False", "False"]
+        attached = Runtime(Settings(data_dir=data_dir, backend="edge"), embedder=embedder)
+        try:
+            assert attached.backend.role == "attached"
+            assert attached.backend.collection_metadata("shared") == {"made": "there"}
+        finally:
+            attached.close()
+        owner.stdin.write("\n")
+        owner.stdin.flush()
+        assert owner.stdout.readline().split() == ["True", "True"]
+        assert owner.wait(30) == 0
+        assert not (data_dir / "edge" / RECORD).exists()  # the owner left no record behind
+    finally:
+        if owner.poll() is None:
+            owner.kill()
+
+
 def test_a_stopped_owner_fails_calls_at_once_naming_it(data_dir: Path, embedder: Embedder) -> None:
     """Defect it guards: with the owner suspended (Ctrl+Z on a `scoperag ingest`), every call of
     the processes attached to it waited 10 minutes; a new process 30 s, then failed unclearly.
