@@ -22,7 +22,7 @@ def settings_for(data_dir: Path, backend: str, profile: str) -> Any:
 def nodes_of(scenario: Any, passages: list[Any], vectors: Any, start: int = 0) -> list[Any]:
     from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 
-    from scoperag.pipelines.store import stable_id
+    from scoperag.pipelines.point_ids import stable_id
 
     nodes = []
     for offset, passage in enumerate(passages):

@@ -18,8 +18,9 @@ from scoperag.core.contracts.books import BOOK_INDEXES, COLLECTION, BookChunkPay
 from scoperag.core.embeddings import Embedder
 from scoperag.pipelines.chapters import split_chapters
 from scoperag.pipelines.gutenberg import BookRejectedError, read_text, strip_gutenberg
+from scoperag.pipelines.point_ids import stable_id
 from scoperag.pipelines.sentences import text_sentences
-from scoperag.pipelines.store import EmbedNodes, replace_source, stable_id
+from scoperag.pipelines.store import EmbedNodes, replace_source
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,8 @@ from scoperag.pipelines.dnd_folders import (
     fixture_files,
     read_document,
 )
-from scoperag.pipelines.store import EmbedNodes, replace_sources, stable_id
+from scoperag.pipelines.point_ids import stable_id
+from scoperag.pipelines.store import EmbedNodes, replace_sources
 
 FileProgress = Callable[[int, int, str], None]
 EMBED_CHARS = 300  # the embedded start of an entry (~70 tokens): name, kind, key facts, summary

@@ -15,7 +15,8 @@ from pydantic import BaseModel, Field, ValidationError
 from scoperag.core.backend import VectorBackend
 from scoperag.core.contracts.docs import COLLECTION, DOCS_FILTERS, DocSource, NonEmpty
 from scoperag.core.embeddings import Embedder
-from scoperag.pipelines.store import EmbedNodes, replace_sources, stable_id
+from scoperag.pipelines.point_ids import stable_id
+from scoperag.pipelines.store import EmbedNodes, replace_sources
 
 Progress = Callable[[int, int, str], None]
 BATCH_SIZE = 256  # documents embedded and written together

@@ -1,4 +1,4 @@
-"""memories pipeline: memories (one, or a JSON file of them) -> one embedded node each in Qdrant.
+"""memories pipeline: memories (one, or a JSON file of them) -> one embedded point each in Qdrant.
 
 A memory's point id derives from its content hash, so storing the same content again finds it
 already there: it is reported as a duplicate, not embedded or written a second time.
@@ -12,12 +12,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from llama_index.core.ingestion import IngestionPipeline
-from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from pydantic import BaseModel, Field
 
 from scoperag.core import engine_models as models
-from scoperag.core.backend import VectorBackend
+from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR, VectorBackend
+from scoperag.core.bm25 import document_vector
 from scoperag.core.collections import prepare_for_writing
 from scoperag.core.contracts.memory import (
     COLLECTION,
@@ -31,8 +30,9 @@ from scoperag.core.contracts.memory import (
 )
 from scoperag.core.embeddings import Embedder
 from scoperag.core.errors import InvalidParameterError, ScoperagError
+from scoperag.core.node_payload import text_node_payload
 from scoperag.pipelines.memory_order import assign_order
-from scoperag.pipelines.store import EmbedNodes, stable_id
+from scoperag.pipelines.point_ids import stable_id
 
 Progress = Callable[[int, int], None]
 _LLM_KEYS = {"tags", "memory_type", "created_at"}  # what a query engine's LLM sees beside the text
@@ -74,17 +74,22 @@ def memory_id(hash_: str) -> str:
     return stable_id("memory", hash_)
 
 
-def memory_node(memory: MemoryPayload) -> TextNode:
-    """One LlamaIndex node per memory: only the content is embedded."""
-    metadata = memory.model_dump()
-    return TextNode(
-        id_=memory_id(memory.content_hash),
-        text=memory.content,
-        metadata=metadata,
+def memory_point(memory: MemoryPayload, vector: list[float], keywords: bool) -> models.PointStruct:
+    """A memory as one point in LlamaIndex's payload layout (a text node whose content alone is
+    embedded), with its BM25 vector when the collection keeps keywords."""
+    metadata = memory.model_dump(mode="json")
+    payload = text_node_payload(
+        memory_id(memory.content_hash),
+        memory.content,
+        metadata,
+        source_id=memory.content_hash,
         excluded_embed_metadata_keys=list(metadata),
         excluded_llm_metadata_keys=[key for key in metadata if key not in _LLM_KEYS],
-        relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=memory.content_hash)},
     )
+    vectors: dict[str, Any] = {DENSE_VECTOR: vector}
+    if keywords:
+        vectors[SPARSE_VECTOR] = document_vector(memory.content)
+    return models.PointStruct(id=memory_id(memory.content_hash), vector=vectors, payload=payload)
 
 
 class StoreReport(BaseModel):
@@ -117,7 +122,7 @@ def store_memories(
     The collection is prepared once; memories stored before the order key existed get theirs
     on the next newest-first read (`backfill_order`), which new keys never collide with."""
     prepare_for_writing(backend, embedder, COLLECTION, MEMORY_INDEXES)
-    store = backend.vector_store(COLLECTION)
+    keywords = backend.has_keywords(COLLECTION)
     report = StoreReport()
     first: dict[str, MemoryPayload] = {}
     for memory in memories:
@@ -125,7 +130,6 @@ def store_memories(
             report.duplicates.append(memory.content_hash)
         first.setdefault(memory.content_hash, memory)
     unique = list(first.values())
-    embed = IngestionPipeline(transformations=[EmbedNodes(embedder=embedder)], disable_cache=True)
     for start in range(0, len(unique), batch_size):
         batch = unique[start : start + batch_size]
         stored = existing_hashes(backend, [memory.content_hash for memory in batch])
@@ -135,8 +139,12 @@ def store_memories(
         ]
         if new:
             assign_order(backend, new)
-            nodes = embed.run(nodes=[memory_node(memory) for memory in new])
-            store.add(list(nodes))
+            vectors = embedder.embed_texts([memory.content for memory in new])
+            points = [
+                memory_point(memory, vector, keywords)
+                for memory, vector in zip(new, vectors, strict=True)
+            ]
+            backend.upsert_points(COLLECTION, points)
             report.stored += [memory.content_hash for memory in new]
         if progress:
             progress(start + len(batch), len(unique))

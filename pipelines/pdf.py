@@ -18,7 +18,8 @@ from scoperag.core.contracts.pdf import PDF_INDEXES, PdfPagePayload
 from scoperag.core.embeddings import Embedder
 from scoperag.core.fields import FilterableField
 from scoperag.pipelines.page_labels import page_labels
-from scoperag.pipelines.store import EmbedNodes, replace_source, stable_id
+from scoperag.pipelines.point_ids import stable_id
+from scoperag.pipelines.store import EmbedNodes, replace_source
 
 FileProgress = Callable[[int, int, str], None]
 _EMBEDDED_KEYS = {"title"}  # the only metadata that goes into the vector with the text

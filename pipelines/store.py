@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Iterable, Sequence
 
 from llama_index.core.schema import (
@@ -19,9 +18,9 @@ from scoperag.core.collections import prepare_for_writing
 from scoperag.core.embeddings import Embedder
 from scoperag.core.fields import FieldType, FilterableField
 from scoperag.core.generations import GENERATION_KEY, SOURCE_KEY
+from scoperag.pipelines.point_ids import stable_id
 
 Progress = Callable[[int, int], None]
-_NAMESPACE = uuid.UUID("6f1c3a52-5a8e-4d0e-9b52-7c1d2e3f4a5b")
 # Keys every replacement filters on (the source and the generation of a point).
 REPLACEMENT_INDEXES = [
     FilterableField(name=key, field_type=FieldType.KEYWORD, description=description)
@@ -30,11 +29,6 @@ REPLACEMENT_INDEXES = [
         (GENERATION_KEY, "The ingestion that wrote the point."),
     )
 ]
-
-
-def stable_id(*parts: object) -> str:
-    """A UUID derived from the parts, so re-ingesting the same thing overwrites it."""
-    return str(uuid.uuid5(_NAMESPACE, "/".join(str(part) for part in parts)))
 
 
 class EmbedNodes(TransformComponent):

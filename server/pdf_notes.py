@@ -17,7 +17,8 @@ from scoperag.core.embeddings import Embedder
 from scoperag.core.errors import InvalidParameterError
 from scoperag.core.fields import FilterableField
 from scoperag.core.generations import GENERATION_KEY
-from scoperag.pipelines.store import EmbedNodes, stable_id
+from scoperag.pipelines.point_ids import stable_id
+from scoperag.pipelines.store import EmbedNodes
 
 STORED_SOURCE = "qdrant-store"
 # Keys whose type qdrant-find and qdrant-list-documents rely on: (accepted, check).

@@ -1,0 +1,83 @@
+"""`core.node_payload` writes a text node's payload exactly as LlamaIndex's Qdrant layout does.
+
+A stored memory's payload is written without LlamaIndex (issue 15: its import is most of a
+launched server's first `store_memory`). These tests build the same node with LlamaIndex and
+compare the payloads byte for byte, so a LlamaIndex release that changes its layout fails here
+rather than leaving two layouts in one collection."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
+from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_metadata_dict
+
+from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR
+from scoperag.core.bm25 import document_vector
+from scoperag.core.node_payload import stored_text_and_metadata, text_node_payload
+from scoperag.pipelines.memories import make_memory, memory_id, memory_point
+
+METADATA: list[dict[str, Any]] = [
+    {},
+    {"content": "x", "tags": ["a", "b"], "created_at_ts": 1795469881.279837, "n": None},
+    {"nested": {"é": "ü", "list": [1, 2.5, True]}, "quote": 'say "hi"\n', "emoji": "🦉"},
+]
+
+
+def llama_index_payload(
+    node_id: str, text: str, metadata: dict[str, Any], source: str, embed: list, llm: list
+) -> dict[str, Any]:
+    node = TextNode(
+        id_=node_id,
+        text=text,
+        metadata=metadata,
+        excluded_embed_metadata_keys=embed,
+        excluded_llm_metadata_keys=llm,
+        relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=source)},
+    )
+    return node_to_metadata_dict(node, remove_text=False, flat_metadata=False)
+
+
+@pytest.mark.parametrize("metadata", METADATA)
+@pytest.mark.parametrize("text", ["A memory.", 'line one\nline two ünïcödé "quoted"', ""])
+def test_a_payload_is_llamaindexs_byte_for_byte(metadata: dict[str, Any], text: str) -> None:
+    embed, llm = list(metadata)[:2], list(metadata)[1:]
+    ours = text_node_payload("node-1", text, metadata, "source-9", embed, llm)
+    theirs = llama_index_payload("node-1", text, dict(metadata), "source-9", embed, llm)
+    assert list(ours) == list(theirs)
+    assert ours == theirs
+    assert ours["_node_content"] == theirs["_node_content"]
+
+
+def test_a_memory_point_reads_back_as_its_llamaindex_node() -> None:
+    """The point a memory is stored as: LlamaIndex reads its node back (text, metadata, source,
+    what is embedded), and the lean reader gives the same text and metadata."""
+    moment = datetime(2026, 11, 23, 21, 0, tzinfo=UTC)
+    extra = {"k": 1, "seen": moment, "pair": (1, 2)}  # not JSON: stored as LlamaIndex stores it
+    memory = make_memory("Qdrant keeps the memories.", ["storage", "qdrant"], "note", None, extra)
+    point = memory_point(memory, [0.5, 0.5], keywords=True)
+    node = metadata_dict_to_node(point.payload)
+    assert node.node_id == point.id == memory_id(memory.content_hash)
+    assert node.ref_doc_id == memory.content_hash
+    assert node.metadata == memory.model_dump(mode="json")
+    assert node.metadata["metadata"] == {"k": 1, "seen": "2026-11-23T21:00:00Z", "pair": [1, 2]}
+    theirs = llama_index_payload(
+        node.node_id, memory.content, memory.model_dump(), memory.content_hash,
+        node.excluded_embed_metadata_keys, node.excluded_llm_metadata_keys,
+    )  # fmt: skip
+    assert point.payload == theirs
+    assert node.get_content(metadata_mode="embed") == memory.content  # the content alone
+    seen_by_an_llm = node.get_content(metadata_mode="llm")
+    assert "memory_type: note" in seen_by_an_llm and memory.content_hash not in seen_by_an_llm
+    assert stored_text_and_metadata(point.payload) == (memory.content, node.metadata)
+    assert set(point.vector) == {DENSE_VECTOR, SPARSE_VECTOR}
+    assert point.vector[SPARSE_VECTOR] == document_vector(memory.content)
+
+
+def test_a_memory_point_has_no_keyword_vector_where_the_collection_keeps_none() -> None:
+    point = memory_point(make_memory("No keywords here."), [1.0], keywords=False)
+    assert list(point.vector) == [DENSE_VECTOR]
+    assert json.loads(point.payload["_node_content"])["text"] == "No keywords here."
