@@ -8,7 +8,10 @@ driven as MCP tool calls by FastMCP clients in this process:
   (`python -m mcp_memory_service.server`) from a venv of its own (not part of CI; without one the
   script prints how to create it); `--peer-venv` or SCOPERAG_PEER_VENV, default ../peer/.venv;
 - scoperag (Qdrant Edge) as `scoperag serve` over stdio: the same transport, so the ratio that
-  counts; and in this process through the in-memory client (no pipe, no JSON-RPC framing).
+  counts; and in this process through the in-memory client (no pipe, no JSON-RPC framing);
+- the MCP floor: a stdio server whose one tool does nothing (`mcp_floor_server.py`). No stdio
+  server answers faster, so the peer's time over the floor's ("floor bound") is the largest
+  ratio any MCP server could reach over stdio in a scenario.
 
 Time is the client's wall clock around `call_tool` on every side. Each round calls every
 scenario on every side one after another, the side order reversed every round, so background
@@ -36,6 +39,7 @@ from bench_corpus import REPO, cached_vectors, passages  # noqa: E402
 from bench_timing import Clock  # noqa: E402
 from memory_bench import make_memories, percentile  # noqa: E402
 from peer_sides import (  # noqa: E402
+    FLOOR,
     Side,
     open_sides,
     peer_database,
@@ -100,7 +104,9 @@ async def run(sides: list[Side], embedder: Any, queries: list[str], args: Any) -
         for scenario in names:
             query = queries.pop()
             for side in order:
-                if scenario == "store":
+                if side.name == FLOOR:
+                    tool, call = "nothing", {}
+                elif scenario == "store":
                     tool, call = store_call(side, query)
                 else:
                     tool, call = arguments(side, scenario, query, args.page_size)
@@ -132,12 +138,12 @@ def same_page(peer: list[str], ours: list[str]) -> str:
 
 
 def report(sides: list[Side], measured: dict[str, Any], header: str) -> None:
-    peer, *ours = sides
+    peer, *ours, floor = sides
     print(header)
     print(f"{'scenario':26} {'peer p50/p95 ms':>17}", end="")
     for side in ours:
         print(f" {side.name + ' p50/p95':>32} {'ratio':>6}", end="")
-    print("  same page as the peer (rows in common, order)")
+    print(f" {'floor bound':>11}  same page as the peer (rows in common, order)")
     ratios: dict[str, list[float]] = {side.name: [] for side in ours}
     for scenario in [*SCENARIOS, "store"]:
         base = peer.times[scenario]
@@ -147,6 +153,7 @@ def report(sides: list[Side], measured: dict[str, Any], header: str) -> None:
             ratio = percentile(base, 0.5) / percentile(times, 0.5)
             ratios[side.name].append(ratio)
             line += f" {percentile(times, 0.5):23.1f} /{percentile(times, 0.95):7.1f} {ratio:5.1f}x"
+        line += f" {percentile(base, 0.5) / percentile(floor.times[scenario], 0.5):10.1f}x"
         if scenario != "store":
             line += "  " + same_page(measured["rows"][peer.name, scenario],
                                      measured["rows"][ours[0].name, scenario])  # fmt: skip
@@ -155,10 +162,19 @@ def report(sides: list[Side], measured: dict[str, Any], header: str) -> None:
         f"peer stores refused as semantic duplicates (timed all the same): {peer.duplicates} "
         f"of {len(peer.times['store'])}"
     )
+    calls = [time for times in floor.times.values() for time in times]
+    print(
+        f"{FLOOR}, a tool that does nothing: p50 {percentile(calls, 0.5):.1f} ms, p95 "
+        f"{percentile(calls, 0.95):.1f} ms. No stdio MCP server answers faster, so no ratio over "
+        "stdio can exceed the floor bound: the peer's p50 over the floor's, per scenario."
+    )
     embeds = measured["embeds"]
+    embedded = percentile(embeds, 0.5) + percentile(calls, 0.5)  # the least a semantic call takes
     print(
         f"query embedding inside scoperag (in memory, same run): p50 {percentile(embeds, 0.5):.1f}"
-        f" ms, p95 {percentile(embeds, 0.95):.1f} ms"
+        f" ms, p95 {percentile(embeds, 0.95):.1f} ms; with the floor, the largest semantic ratio "
+        f"a server embedding as fast could reach over stdio: "
+        f"{percentile(peer.times[SEMANTIC], 0.5) / embedded:.1f}x"
     )
     queryless = [i for i, name in enumerate(SCENARIOS) if "{q}" not in str(SCENARIOS[name][1])]
     for name, values in ratios.items():

@@ -5,6 +5,8 @@
   own, over a sqlite-vec database that `evals/peer_load.py` fills (cached between runs).
 - scoperag runs twice over copies of one Qdrant Edge store: `scoperag serve` over stdio (the
   same transport as the peer) and `build_server` in this process (FastMCP's in-memory client).
+- The MCP floor: a stdio server whose one tool does nothing (`mcp_floor_server.py`), timed beside
+  them as what any stdio tool call costs here.
 """
 
 from __future__ import annotations
@@ -122,6 +124,9 @@ def scoperag_store(memories: list[MemoryPayload], vectors: np.ndarray) -> Path:
     return settings.data_dir
 
 
+FLOOR = "MCP floor (stdio)"  # the side whose one tool does nothing
+
+
 @dataclass
 class Side:
     """One MCP client of one service; `call` returns (milliseconds, the memories' texts)."""
@@ -156,7 +161,8 @@ def _contents(result: Any) -> list[str]:
 async def open_sides(
     stack: AsyncExitStack, python: Path, peer_db: Path, data_dir: Path, peer_threads: int | None
 ) -> tuple[list[Side], CachedEmbedder]:
-    """The peer over stdio, scoperag over stdio, scoperag in memory (all connected)."""
+    """The peer over stdio, scoperag over stdio, scoperag in memory, and last the MCP floor:
+    a tool that does nothing, over stdio (`mcp_floor_server.py`); all connected."""
     from scoperag.server.app import build_server
     from scoperag.server.runtime import Runtime
 
@@ -175,10 +181,12 @@ async def open_sides(
     embedder = CachedEmbedder(settings)
     runtime = Runtime(settings, embedder=embedder)
     stack.callback(runtime.close)
+    floor = StdioTransport(sys.executable, [str(EVALS / "mcp_floor_server.py")], log_file=log)
     sides = [
         Side("peer (stdio)", Client(peer, timeout=120)),
         Side("scoperag (stdio)", Client(ours_stdio, timeout=120)),
         Side("scoperag (in memory)", Client(build_server(runtime))),
+        Side(FLOOR, Client(floor, timeout=120)),
     ]
     for side in sides:
         await stack.enter_async_context(side.client)

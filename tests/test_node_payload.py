@@ -16,7 +16,7 @@ from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_metadata_dict
 
 from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR
-from scoperag.core.bm25 import document_vector
+from scoperag.core.bm25 import document_vector, node_text
 from scoperag.core.node_payload import stored_text_and_metadata, text_node_payload
 from scoperag.pipelines.memories import make_memory, memory_id, memory_point
 
@@ -74,7 +74,8 @@ def test_a_memory_point_reads_back_as_its_llamaindex_node() -> None:
     assert "memory_type: note" in seen_by_an_llm and memory.content_hash not in seen_by_an_llm
     assert stored_text_and_metadata(point.payload) == (memory.content, node.metadata)
     assert set(point.vector) == {DENSE_VECTOR, SPARSE_VECTOR}
-    assert point.vector[SPARSE_VECTOR] == document_vector(memory.content)
+    # the BM25 vector of what is embedded, as `upsert_points` computes it for a point without one
+    assert point.vector[SPARSE_VECTOR] == document_vector(node_text(point.payload))
 
 
 def test_a_memory_point_has_no_keyword_vector_where_the_collection_keeps_none() -> None:

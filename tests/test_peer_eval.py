@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
 
 from scoperag.pipelines.memories import make_memory, store_memories
 from scoperag.server.app import build_server
@@ -23,7 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "evals"))
 
 from peer_memory import SCENARIOS, arguments  # noqa: E402
-from peer_sides import Side  # noqa: E402
+from peer_sides import FLOOR, Side  # noqa: E402
 
 
 def test_missing_peer_venv_exits_with_the_commands_that_create_it(tmp_path: Path) -> None:
@@ -67,3 +68,12 @@ async def test_every_scenario_is_a_valid_search_that_finds_memories(
             assert peer_tool == SCENARIOS[scenario][0]
             assert peer_call.get("limit", peer_call.get("page_size")) == call["page_size"] == 10
             assert peer_call.get("query") == call.get("query")
+
+
+async def test_the_mcp_floor_server_answers_over_stdio() -> None:
+    """The floor the eval times beside the services: a stdio server whose one tool does nothing."""
+    floor = StdioTransport(sys.executable, [str(REPO / "evals" / "mcp_floor_server.py")])
+    async with Client(floor) as client:
+        assert [tool.name for tool in await client.list_tools()] == ["nothing"]
+        elapsed, rows = await Side(FLOOR, client).call("nothing", {})
+        assert rows == [] and elapsed > 0
