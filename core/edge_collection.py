@@ -88,16 +88,21 @@ class EdgeCollection:
         """Visible points matching `flt`, skipping `offset`, ordered by `order_by` (else by id)."""
         edge_filter = self.visible(flt)
         if order_by is not None:
+            # The order has no cursor: the points skipped are read too, but by id alone, and the
+            # page's own points are then fetched whole (a page deep in the order reads `limit`
+            # payloads, not `offset + limit`).
             request = edge.ScrollRequest(
                 limit=offset + limit,
                 filter=edge_filter,
                 order_by=to_edge_order_by(order_by),
-                with_payload=True,
-                with_vector=with_vectors,
+                with_payload=offset == 0,
+                with_vector=with_vectors and offset == 0,
             )
             with missing_index(self.name, order_by.key, "order_by"):
                 records, _ = self.client.scroll(request)
-            return [to_record(record) for record in records[offset:]]
+            if offset:
+                records = self._whole([record.id for record in records[offset:]], with_vectors)
+            return [to_record(record) for record in records]
         found: list[Any] = []
         cursor = None
         while len(found) < offset + limit:
@@ -114,6 +119,12 @@ class EdgeCollection:
             if cursor is None:
                 break
         return [to_record(record) for record in found[offset:]]
+
+    def _whole(self, ids: list[Any], with_vectors: bool) -> list[Any]:
+        """These points with their payloads (and vectors), in the order of `ids`; a point
+        deleted since its id was read is left out."""
+        found = {point.id: point for point in self.client.retrieve(ids, True, with_vectors)}
+        return [found[point_id] for point_id in ids if point_id in found]
 
     def points(self, batch_size: int = 512) -> Iterator[list[models.Record]]:
         """Every point with its vectors and payload, a page at a time (for migrations)."""

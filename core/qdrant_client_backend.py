@@ -218,10 +218,19 @@ class QdrantClientBackend(VectorBackend):
     ) -> list[models.Record]:
         flt = self._visible(collection, flt)
         if order_by is not None:
+            # as on Edge: the points skipped are read by id alone, the page's then fetched whole
             records, _ = self.client.scroll(
-                collection, scroll_filter=flt, limit=offset + limit, order_by=to_client(order_by)
+                collection,
+                scroll_filter=flt,
+                limit=offset + limit,
+                order_by=to_client(order_by),
+                with_payload=offset == 0,
             )
-            return records[offset:]
+            if not offset:
+                return records
+            ids = [record.id for record in records[offset:]]
+            found = {record.id: record for record in self.client.retrieve(collection, ids)}
+            return [found[point_id] for point_id in ids if point_id in found]
         records: list[models.Record] = []
         next_offset = None
         while len(records) < offset + limit:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from fastmcp import Client
 
+from scoperag.core import engine_models as models
 from scoperag.core.contracts.memory import COLLECTION, ORDER_KEY
 from scoperag.pipelines.memories import import_memories, make_memory, store_memories
 from scoperag.pipelines.memory_order import SLOTS, backfill_order, order_base
@@ -46,6 +47,27 @@ async def test_equal_timestamps_neither_repeat_nor_skip_across_pages(
     assert len(by_seven) == len(set(by_seven)) == 40
     assert by_seven == by_forty
     assert set(by_seven) == {memory.content_hash for memory in same}
+
+
+def test_a_page_deep_in_the_order_is_the_same_slice_of_it(
+    make_runtime: Callable[..., Runtime],
+) -> None:
+    """An ordered scroll past an offset (its skipped points read by id alone, the page's then
+    fetched whole) gives the points, payloads included, of the whole order's slice."""
+    runtime = make_runtime(profiles=["memory"])
+    memories = [
+        make_memory(f"Memory {n} of the order.", ["deep"], None, f"2026-03-{1 + n % 28:02d}")
+        for n in range(30)
+    ]
+    store_memories(runtime.backend, runtime.embedder, memories)
+    order = models.OrderBy(key=ORDER_KEY, direction=models.Direction.DESC)
+    whole = runtime.backend.scroll(COLLECTION, None, 30, order_by=order)
+    assert len(whole) == 30
+    for offset, limit in [(0, 7), (7, 7), (25, 10), (29, 1), (30, 5)]:
+        page = runtime.backend.scroll(COLLECTION, None, limit, offset, order_by=order)
+        expected = whole[offset : offset + limit]
+        assert [(r.id, r.payload) for r in page] == [(r.id, r.payload) for r in expected]
+        assert all(record.payload and record.payload["content"] for record in page)
 
 
 async def test_memories_stored_without_an_order_key_get_one(
