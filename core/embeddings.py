@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from scoperag.core.errors import EmbedderMismatchError, EmbeddingServiceError
+from scoperag.core.recent_queries import RecentQueries
 from scoperag.core.settings import Settings
 
 if TYPE_CHECKING:  # LlamaIndex and torch load when used, not at start-up
@@ -111,6 +112,7 @@ class Embedder:
     def __init__(self, settings: Settings, same_model_as: Embedder | None = None) -> None:
         self.settings = settings
         self._lock = threading.Lock()
+        self._recent = RecentQueries(lambda text: self.backend.embed_query(text))
         if same_model_as is not None:  # reuse loaded weights (tests, benchmarks)
             self.__dict__["_backend"] = same_model_as.backend
 
@@ -153,7 +155,8 @@ class Embedder:
         )
 
     def embed_query(self, text: str) -> list[float]:
-        return self.backend.embed_query(text)
+        """The query's vector; a text asked recently is not embedded again."""
+        return self._recent.vector(text)
 
     def embed_texts(self, texts: list[str]) -> list[list[float]]:
         return self.backend.embed_texts(texts)

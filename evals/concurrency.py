@@ -90,10 +90,15 @@ def _call(tool: str, index: int) -> tuple[str, dict[str, object]]:
 
 
 async def _client(url: str, call: tuple[str, dict], until: float, latencies: list[float]) -> None:
+    """Repeat `call` until `until`; a query is numbered each time, so it is embedded each time
+    (the server keeps the vectors of recent queries, which a repeated text would reuse)."""
+    tool, arguments = call
     async with Client(url, timeout=120) as client:
         while time.monotonic() < until:
+            if "query" in arguments:
+                arguments = {**arguments, "query": f"{call[1]['query']} ({len(latencies)})"}
             start = time.perf_counter()
-            await client.call_tool(*call)
+            await client.call_tool(tool, arguments)
             latencies.append(time.perf_counter() - start)
 
 

@@ -45,7 +45,7 @@ def _percentile(values: list[float], share: float) -> float:
 def _paths(embedder: Embedder, reference: bool) -> dict[str, Callable[[str], object]]:
     model = embedder.backend
     paths: dict[str, Callable[[str], object]] = {
-        "numpy (scoperag)": embedder.embed_query,
+        "numpy (scoperag)": model.embed_query,  # the model itself, not the recent queries
         "torch": lambda q: model.batches.embed([q]),
     }
     if reference:

@@ -135,12 +135,15 @@ def main() -> None:
         print(f"wrote {len(questions)} questions to {DATASET}")
         return
 
+    from bench_timing import TimedEmbedder  # every question embedded in both modes
+
     from scoperag.core.settings import Settings
     from scoperag.server.pdf_service import ingest_paths
     from scoperag.server.runtime import Runtime
 
     store = args.store or Path(tempfile.mkdtemp(prefix="pdf-pages-"))
-    runtime = Runtime(Settings(data_dir=store, profiles=["pdf"], backend=args.backend))
+    settings = Settings(data_dir=store, profiles=["pdf"], backend=args.backend)
+    runtime = Runtime(settings, embedder=TimedEmbedder(settings))
     if runtime.backend.collection_exists(runtime.settings.pdf_collection):
         print(f"reusing the store in {store}")
     else:

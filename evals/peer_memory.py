@@ -15,8 +15,8 @@ driven as MCP tool calls by FastMCP clients in this process:
 
 Time is the client's wall clock around `call_tool` on every side. Each round calls every
 scenario on every side one after another, the side order reversed every round, so background
-load hits all sides alike. Every call gets a text never asked before (a held-out passage): the
-peer caches query embeddings, and a repeated query would skip its embedding.
+load hits all sides alike. Every call gets a text never asked before (a held-out passage): both
+services keep the embeddings of recent queries, and a repeated query would skip its embedding.
 
     python evals/peer_memory.py                      # 10k memories, 30 rounds, pages of 10
     python evals/peer_memory.py --page-size 100      # both services' largest page

@@ -6,6 +6,7 @@ import pytest
 
 from scoperag.core.embeddings import Embedder, EmbedderInfo
 from scoperag.core.errors import EmbedderMismatchError, EmbeddingServiceError
+from scoperag.core.recent_queries import RecentQueries
 from scoperag.core.settings import Settings
 
 
@@ -29,3 +30,31 @@ def test_another_embedder_is_named_in_the_error(embedder: Embedder) -> None:
     stored = EmbedderInfo(provider="ollama", model="nomic-embed-text", dimension=768)
     with pytest.raises(EmbedderMismatchError, match="ollama/nomic-embed-text \\(768-d\\)"):
         _with_model(embedder).check_compatible("pdf_pages", stored)
+
+
+def test_a_recent_query_is_not_embedded_again(
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Asking a text again (a page past the first, another profile) skips the model and gives
+    the model's vector; each caller gets its own list."""
+    fresh = _with_model(embedder)
+    asked: list[str] = []
+    model_embed = fresh.backend.embed_query
+    monkeypatch.setattr(
+        fresh.backend, "embed_query", lambda text: asked.append(text) or model_embed(text)
+    )
+    first = fresh.embed_query("Who has taken Netherfield Park?")
+    first[0] = 99.0  # a caller's own copy
+    again = fresh.embed_query("Who has taken Netherfield Park?")
+    other = fresh.embed_query("Who has taken Longbourn?")  # another text: embedded
+    assert asked == ["Who has taken Netherfield Park?", "Who has taken Longbourn?"]
+    assert again == model_embed("Who has taken Netherfield Park?") and again[0] != 99.0
+    assert other != again
+
+
+def test_the_least_recently_asked_query_is_forgotten_first() -> None:
+    asked: list[str] = []
+    recent = RecentQueries(lambda text: asked.append(text) or [float(len(text))], size=2)
+    for text in ["a", "bb", "a", "ccc", "a", "bb"]:
+        assert recent.vector(text) == [float(len(text))]
+    assert asked == ["a", "bb", "ccc", "bb"]  # "bb" was the least recent when "ccc" came
