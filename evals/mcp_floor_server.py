@@ -1,8 +1,10 @@
 """The cheapest MCP tool call there is, for `evals/peer_memory.py` to time beside the services.
 
 A FastMCP server over stdio with one tool that returns a fixed short text: no search, no
-storage, no structured output. Its call time is what any stdio MCP tool call costs here (the
-client's and the server's JSON-RPC layers and the pipe), the floor under every side's figures.
+storage, no structured output. Its call time is what any FastMCP tool call costs here over
+stdio (the client's and the server's JSON-RPC layers and the pipe): the floor under scoperag's
+figures. (A server in another language could save part of the server's share, not the
+client's.)
 
     python evals/mcp_floor_server.py       # what the eval launches
 """

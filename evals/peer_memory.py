@@ -9,9 +9,9 @@ driven as MCP tool calls by FastMCP clients in this process:
   script prints how to create it); `--peer-venv` or SCOPERAG_PEER_VENV, default ../peer/.venv;
 - scoperag (Qdrant Edge) as `scoperag serve` over stdio: the same transport, so the ratio that
   counts; and in this process through the in-memory client (no pipe, no JSON-RPC framing);
-- the MCP floor: a stdio server whose one tool does nothing (`mcp_floor_server.py`). No stdio
-  server answers faster, so the peer's time over the floor's ("floor bound") is the largest
-  ratio any MCP server could reach over stdio in a scenario.
+- the MCP floor: a FastMCP stdio server whose one tool does nothing (`mcp_floor_server.py`).
+  No FastMCP server (scoperag is one) answers faster through this client, so the peer's time
+  over the floor's ("floor bound") is the largest ratio scoperag could reach in a scenario.
 
 Time is the client's wall clock around `call_tool` on every side. Each round calls every
 scenario on every side one after another, the side order reversed every round, so background
@@ -165,8 +165,8 @@ def report(sides: list[Side], measured: dict[str, Any], header: str) -> None:
     calls = [time for times in floor.times.values() for time in times]
     print(
         f"{FLOOR}, a tool that does nothing: p50 {percentile(calls, 0.5):.1f} ms, p95 "
-        f"{percentile(calls, 0.95):.1f} ms. No stdio MCP server answers faster, so no ratio over "
-        "stdio can exceed the floor bound: the peer's p50 over the floor's, per scenario."
+        f"{percentile(calls, 0.95):.1f} ms. No FastMCP server answers faster over stdio, so "
+        "scoperag's ratio cannot exceed the floor bound: the peer's p50 over the floor's."
     )
     embeds = measured["embeds"]
     embedded = percentile(embeds, 0.5) + percentile(calls, 0.5)  # the least a semantic call takes

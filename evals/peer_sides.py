@@ -6,7 +6,7 @@
 - scoperag runs twice over copies of one Qdrant Edge store: `scoperag serve` over stdio (the
   same transport as the peer) and `build_server` in this process (FastMCP's in-memory client).
 - The MCP floor: a stdio server whose one tool does nothing (`mcp_floor_server.py`), timed beside
-  them as what any stdio tool call costs here.
+  them as what any FastMCP tool call costs here over stdio.
 """
 
 from __future__ import annotations
