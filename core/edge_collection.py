@@ -101,7 +101,9 @@ class EdgeCollection:
             with missing_index(self.name, order_by.key, "order_by"):
                 records, _ = self.client.scroll(request)
             if offset:
-                records = self._whole([record.id for record in records[offset:]], with_vectors)
+                ids = [record.id for record in records[offset:]]
+                found = self.by_id(ids, with_vectors)
+                records = [found[point_id] for point_id in ids if point_id in found]
             return [to_record(record) for record in records]
         found: list[Any] = []
         cursor = None
@@ -120,11 +122,10 @@ class EdgeCollection:
                 break
         return [to_record(record) for record in found[offset:]]
 
-    def _whole(self, ids: list[Any], with_vectors: bool) -> list[Any]:
-        """These points with their payloads (and vectors), in the order of `ids`; a point
-        deleted since its id was read is left out."""
-        found = {point.id: point for point in self.client.retrieve(ids, True, with_vectors)}
-        return [found[point_id] for point_id in ids if point_id in found]
+    def by_id(self, ids: list[Any], with_vectors: bool = False) -> dict[Any, Any]:
+        """These points, whole (payloads, and vectors if asked), by the engine's ids; a point
+        deleted since its id was read is missing."""
+        return {point.id: point for point in self.client.retrieve(ids, True, with_vectors)}
 
     def points(self, batch_size: int = 512) -> Iterator[list[models.Record]]:
         """Every point with its vectors and payload, a page at a time (for migrations)."""

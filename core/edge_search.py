@@ -111,10 +111,7 @@ def _with_payloads(store: EdgeCollection, nearest: list[Any]) -> list[models.Sco
     """These ids-only hits, in their order, with their payloads."""
     if not nearest:
         return []
-    records = {
-        record.id: record
-        for record in store.client.retrieve([point.id for point in nearest], True, False)
-    }
+    records = store.by_id([point.id for point in nearest])
     return [_scored(records[point.id], point.score) for point in nearest if point.id in records]
 
 
