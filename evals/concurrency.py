@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
 import shlex
 import shutil
@@ -82,6 +83,9 @@ async def _ready(url: str) -> None:
             await asyncio.sleep(0.5)
 
 
+_ASKED = itertools.count()  # numbers every query asked, across clients
+
+
 def _call(tool: str, index: int) -> tuple[str, dict[str, object]]:
     """The call client `index` repeats."""
     if tool == "list":
@@ -96,7 +100,7 @@ async def _client(url: str, call: tuple[str, dict], until: float, latencies: lis
     async with Client(url, timeout=120) as client:
         while time.monotonic() < until:
             if "query" in arguments:
-                arguments = {**arguments, "query": f"{call[1]['query']} ({len(latencies)})"}
+                arguments = {**arguments, "query": f"{call[1]['query']} ({next(_ASKED)})"}
             start = time.perf_counter()
             await client.call_tool(tool, arguments)
             latencies.append(time.perf_counter() - start)
