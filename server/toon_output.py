@@ -1,13 +1,16 @@
-"""Tool results as TOON text (toon-format) with the paging figures in a header above the rows.
+"""Tool results as TOON text with the paging figures in a header above the rows.
 
-The same data goes out as structured content, so a client may read either.
+The same data goes out as structured content, so a client may read either. `toons` (Rust)
+encodes it: the same text as the official `toon-format` encoder gives for these results, checked
+by `tests/test_toon_output.py`, at a twentieth of its time (0.26 -> 0.014 ms for a page of 10
+memories, 2.4 -> 0.12 ms for 100; issue 15).
 """
 
 from __future__ import annotations
 
 import math
 
-import toon_format
+import toons
 from fastmcp.tools import ToolResult
 from pydantic import BaseModel, Field
 
@@ -32,4 +35,4 @@ class PageFigures(BaseModel):
 def toon_result(result: BaseModel) -> ToolResult:
     """`result` as TOON text (fields left empty are omitted) plus the same structured content."""
     data = result.model_dump(mode="json", exclude_none=True)
-    return ToolResult(content=toon_format.encode(data), structured_content=data)
+    return ToolResult(content=toons.dumps(data), structured_content=data)
