@@ -35,10 +35,11 @@ class Clock:
     embedding: float = 0.0
     engine: float = 0.0
     handler: float = 0.0
+    client_checks: float = 0.0  # part of MCP: the client checking a result (`ClientChecksClock`)
     last_query: dict[str, Any] = field(default_factory=dict)
 
     def reset(self) -> None:
-        self.embedding = self.engine = self.handler = 0.0
+        self.embedding = self.engine = self.handler = self.client_checks = 0.0
         self.last_query = {}
 
 
@@ -129,6 +130,33 @@ class HandlerClock:
             return await run_in_thread(_timed(handler, clock, "handler"), *args)
 
         tooling.in_thread = timed
+
+
+class ClientChecksClock:
+    """Adds to `clock.client_checks` the seconds the MCP client spends checking each result
+    against the tool's output schema: the MCP SDK's jsonschema validation and FastMCP's typed
+    parse of the structured content (part of the MCP figure; a client without them skips it)."""
+
+    def __init__(self, clock: Clock) -> None:
+        from fastmcp import Client
+        from mcp.client.session import ClientSession
+
+        for owner, name in (
+            (ClientSession, "validate_tool_result"),
+            (Client, "_parse_call_tool_result"),
+        ):
+            setattr(owner, name, _timed_async(getattr(owner, name), clock, "client_checks"))
+
+
+def _timed_async(call: Callable[..., Any], clock: Clock, bucket: str) -> Callable[..., Any]:
+    async def run(*args: Any, **kwargs: Any) -> Any:
+        began = time.perf_counter()
+        try:
+            return await call(*args, **kwargs)
+        finally:
+            setattr(clock, bucket, getattr(clock, bucket) + time.perf_counter() - began)
+
+    return run
 
 
 def raw_query(

@@ -8,7 +8,8 @@ the real memories pipeline; every call goes through `fastmcp.Client` in memory.
 
 Each call is split into: embedding (the model, inside the server), engine (time inside the
 backend's calls), glue (the rest of the tool's handler: our code) and MCP (the server's and the
-client's layers: call time minus handler time), with the process's CPU time per call and the
+client's layers: call time minus handler time; "client" is the part of it the client spends
+checking the result against the tool's output schema), with the process's CPU time per call and the
 engine operations per call (both barely moved by other work on the machine, unlike wall
 time). Printed per scenario as p50s, with the issue's
 targets: a ranked full page <= 1.6x the query embedding of the same run, query-less searches
@@ -41,7 +42,7 @@ os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
 import numpy as np  # noqa: E402
 from bench_corpus import cached_vectors, passages  # noqa: E402
-from bench_timing import Clock, HandlerClock, TimedEmbedder  # noqa: E402
+from bench_timing import ClientChecksClock, Clock, HandlerClock, TimedEmbedder  # noqa: E402
 from call_breakdown import CountedBackend  # noqa: E402
 
 from scoperag.core.contracts.memory import MemoryPayload  # noqa: E402
@@ -172,6 +173,7 @@ async def measure(
                     "engine": clock.engine,
                     "glue": clock.handler - clock.embedding - clock.engine,
                     "mcp": total - clock.handler,
+                    "client": clock.client_checks,
                     "cpu": cpu,
                 }
                 for part, seconds in call.items():
@@ -187,13 +189,14 @@ def _print_row(name: str, row: dict[str, float]) -> None:
     if name == next(iter(SCENARIOS)):
         print(
             f"{'scenario (p50 ms)':28} {'total':>6} {'p95':>6} {'embed':>6} {'engine':>6} "
-            f"{'glue':>6} {'MCP':>6} {'total/embed':>11} {'CPU':>6} {'engine calls':>12}"
+            f"{'glue':>6} {'MCP':>6} {'client':>6} {'total/embed':>11} {'CPU':>6} "
+            f"{'engine calls':>12}"
         )
     ratio = f"{row['total'] / row['embed']:.2f}" if row["embed"] > 0.05 else ""
     print(
         f"{name:28} {row['total']:6.1f} {row['p95']:6.1f} {row['embed']:6.1f} "
-        f"{row['engine']:6.1f} {row['glue']:6.1f} {row['mcp']:6.1f} {ratio:>11} "
-        f"{row['cpu']:6.1f} {row['calls']:12.1f}",
+        f"{row['engine']:6.1f} {row['glue']:6.1f} {row['mcp']:6.1f} {row['client']:6.1f} "
+        f"{ratio:>11} {row['cpu']:6.1f} {row['calls']:12.1f}",
         flush=True,
     )
 
@@ -252,6 +255,7 @@ def main() -> None:
     embedder.clock = clock
     server = build_server(runtime)
     HandlerClock(clock)
+    ClientChecksClock(clock)
     figures = asyncio.run(measure(server, backend, clock, args.rounds))
     print_targets(figures)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
