@@ -78,8 +78,9 @@ def memory_point(memory: MemoryPayload, vector: list[float], keywords: bool) -> 
     """A memory as one point in LlamaIndex's payload layout (a text node whose content alone is
     embedded), with its BM25 vector when the collection keeps keywords."""
     metadata = memory.model_dump(mode="json")
+    point_id = memory_id(memory.content_hash)
     payload = text_node_payload(
-        memory_id(memory.content_hash),
+        point_id,
         memory.content,
         metadata,
         source_id=memory.content_hash,
@@ -89,7 +90,7 @@ def memory_point(memory: MemoryPayload, vector: list[float], keywords: bool) -> 
     vectors: dict[str, Any] = {DENSE_VECTOR: vector}
     if keywords:
         vectors[SPARSE_VECTOR] = document_vector(memory.content)
-    return models.PointStruct(id=memory_id(memory.content_hash), vector=vectors, payload=payload)
+    return models.PointStruct(id=point_id, vector=vectors, payload=payload)
 
 
 class StoreReport(BaseModel):
