@@ -103,7 +103,7 @@ def worker(size: int, backend: str, options: dict[str, Any]) -> dict:
     """One engine at one size, every scenario; returns the figures as a dict."""
     from bench_corpus import cached_vectors, passages
     from bench_scenarios import scenarios
-    from bench_timing import Clock, HandlerClock, TimedEmbedder
+    from bench_timing import ClientChecksClock, Clock, HandlerClock, TimedEmbedder
 
     from scoperag.core.settings import Settings
 
@@ -115,6 +115,7 @@ def worker(size: int, backend: str, options: dict[str, Any]) -> dict:
     embedder = TimedEmbedder(Settings())
     options["clock"] = Clock()
     HandlerClock(options["clock"])
+    ClientChecksClock(options["clock"])
     corpus = passages(size + queries + 256)
     texts = [passage.text for passage in corpus[:size]]
     vectors = cached_vectors(texts, embedder, log=True)

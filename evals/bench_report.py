@@ -123,13 +123,15 @@ def markdown(runs: list[dict[str, Any]]) -> str:
         "Embedding = the query embedding; engine = time inside the engine's API (search, "
         "count, scroll, facet); glue = the rest of the tool's handler (our code); MCP = the "
         "call's time less the handler's (FastMCP server and client layers, validation, "
-        "serialisation). Straight on engine = the call's vector query replayed on the engine's "
-        "own API; ratio = call without embedding / straight on engine. p95 is end to end "
+        "serialisation), of which client checks = the client checking the result against the "
+        "tool's output schema (MCP SDK jsonschema, FastMCP's typed parse). Straight on "
+        "engine = the call's vector query replayed on the engine's own API; ratio = call "
+        "without embedding / straight on engine. p95 is end to end "
         "without the embedding.",
         "",
-        "| nodes | engine | profile | call | n | embedding | engine | glue | MCP | p95 "
-        "| straight on engine | ratio |",
-        "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| nodes | engine | profile | call | n | embedding | engine | glue | MCP "
+        "| client checks | p95 | straight on engine | ratio |",
+        "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for (size, backend), run in sorted(by.items()):
         for (profile, label), call in _calls(run).items():
@@ -137,7 +139,8 @@ def markdown(runs: list[dict[str, Any]]) -> str:
             out.append(
                 f"| {size:,} | {backend} | {profile} | {label} | {call['n']} | "
                 f"{_ms(call, 'embedding')} | {_ms(call, 'engine')} | {_ms(call, 'glue')} | "
-                f"{_ms(call, 'mcp')} | {call['without_embedding']['p95']:.2f} | "
+                f"{_ms(call, 'mcp')} | {_ms(call, 'client_checks')} | "
+                f"{call['without_embedding']['p95']:.2f} | "
                 f"{'–' if raw is None else f'{raw:.2f}'} | "
                 f"{call.get('overhead_ratio', '–')} |"
             )

@@ -26,6 +26,9 @@ from scoperag.core.backend import DENSE_VECTOR, VectorBackend
 from scoperag.core.embeddings import Embedder
 
 PARTS = ("embedding", "engine", "glue", "mcp")  # where a call's time goes
+CLIENT_CHECKS = (
+    "client_checks"  # part of "mcp": the client checking the result (`ClientChecksClock`)
+)
 
 
 @dataclass
@@ -253,7 +256,7 @@ async def measure_calls(
         for tool, arguments in scenario.setup:
             await client.call_tool(tool, arguments)
         for call in scenario.calls:
-            rows: dict[str, list[float]] = {k: [] for k in (*PARTS, "total", "raw")}
+            rows: dict[str, list[float]] = {k: [] for k in (*PARTS, CLIENT_CHECKS, "total", "raw")}
             hits = 0
             for number, query in enumerate([*queries[:3], *queries]):
                 arguments = call.arguments(query, rng)
@@ -270,6 +273,7 @@ async def measure_calls(
                 rows["engine"].append(clock.engine)
                 rows["glue"].append(clock.handler - clock.embedding - clock.engine)
                 rows["mcp"].append(total - clock.handler)
+                rows[CLIENT_CHECKS].append(clock.client_checks)
                 hits += bool(result.structured_content or result.content)
                 last = clock.last_query
                 if last and not call.browse:
@@ -285,7 +289,7 @@ async def measure_calls(
                 "browse": call.browse,
                 "total": percentiles(rows["total"]),
                 "without_embedding": percentiles(without),
-                **{part: percentiles(rows[part]) for part in PARTS},
+                **{part: percentiles(rows[part]) for part in (*PARTS, CLIENT_CHECKS)},
             }
             if rows["raw"]:
                 summary["raw_engine"] = percentiles(rows["raw"])
