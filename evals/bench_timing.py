@@ -26,9 +26,8 @@ from scoperag.core.backend import DENSE_VECTOR, VectorBackend
 from scoperag.core.embeddings import Embedder
 
 PARTS = ("embedding", "engine", "glue", "mcp")  # where a call's time goes
-CLIENT_CHECKS = (
-    "client_checks"  # part of "mcp": the client checking the result (`ClientChecksClock`)
-)
+# part of "mcp": the client checking each result against the output schema (`ClientChecksClock`)
+CLIENT_CHECKS = "client_checks"
 
 
 @dataclass
@@ -148,7 +147,7 @@ class ClientChecksClock:
             (ClientSession, "validate_tool_result"),
             (Client, "_parse_call_tool_result"),
         ):
-            setattr(owner, name, _timed_async(getattr(owner, name), clock, "client_checks"))
+            setattr(owner, name, _timed_async(getattr(owner, name), clock, CLIENT_CHECKS))
 
 
 def _timed_async(call: Callable[..., Any], clock: Clock, bucket: str) -> Callable[..., Any]:
