@@ -5,8 +5,9 @@
   own, over a sqlite-vec database that `evals/peer_load.py` fills (cached between runs).
 - scoperag runs twice over copies of one Qdrant Edge store: `scoperag serve` over stdio (the
   same transport as the peer) and `build_server` in this process (FastMCP's in-memory client).
-- The MCP floor: a stdio server whose one tool does nothing (`mcp_floor_server.py`), timed beside
-  them as what any FastMCP tool call costs here over stdio.
+- The MCP floor: a stdio server whose one tool does nothing (`mcp_floor_server.py`, on the stdio
+  transport `scoperag serve` runs on), timed beside them as what any FastMCP tool call costs
+  here over stdio.
 """
 
 from __future__ import annotations

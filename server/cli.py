@@ -120,7 +120,11 @@ def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
     start_warm_up(runtime)  # handlers and model load while the client initialises and lists
     try:
         if transport == "stdio":
-            mcp.run(show_banner=False)
+            import anyio
+
+            from scoperag.server.stdio_pipes import serve_stdio
+
+            anyio.run(serve_stdio, mcp)
             return
         import uvicorn
 
