@@ -10,8 +10,9 @@ stdout.
 
 As in the SDK, file descriptors 0 and 1 point at /dev/null and stderr while the server runs, so
 a handler or a child process that prints cannot corrupt the wire; both are restored on exit.
-Where stdin or stdout is not a pipe, socket or terminal (a regular file), or on Windows, the
-SDK's own transport runs.
+Where stdin or stdout is neither a pipe nor a socket (a terminal, a regular file), or on
+Windows, the SDK's own transport runs: a person typing at a terminal does not need the speed,
+and not every platform's selector polls terminals.
 """
 
 from __future__ import annotations
@@ -99,19 +100,19 @@ async def pipe_stdio() -> AsyncIterator[tuple[Any, Any]]:
 
 
 def _pollable(fd: int) -> bool:
-    """Whether the event loop can poll `fd` (a pipe, socket or terminal; not a regular file)."""
+    """Whether `fd` is a pipe or a socket, what MCP clients launch servers with."""
     try:
         mode = os.fstat(fd).st_mode
     except OSError:
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 @contextmanager
 def _diverted(fd: int, stand_in: Callable[[], int]) -> Iterator[int]:
     """A duplicate of `fd` (the wire) for a transport to own and close, while `fd` itself
     points at `stand_in()`; on exit `fd` is the wire again, in blocking mode (asyncio made it
-    non-blocking, and a terminal left so would break the shell)."""
+    non-blocking, and other processes may share the pipe)."""
     wire = os.dup(fd)
     try:
         replacement = stand_in()

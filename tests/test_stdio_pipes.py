@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import pty
+import socket
 import subprocess
 import sys
 import time
@@ -14,6 +16,8 @@ from subprocess import PIPE
 import mcp_types
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
+
+from scoperag.server.stdio_pipes import _pollable
 
 CHATTER = Path(__file__).with_name("stdio_chatter.py")
 EVALS = Path(__file__).resolve().parents[1] / "evals"
@@ -100,3 +104,17 @@ def test_the_transport_eval_times_both_transports() -> None:
         "FastMCP / MCP SDK (worker threads)",
     ]
     assert lines[3].startswith("  saved per call (p50): ")
+
+
+def test_only_pipes_and_sockets_are_polled_by_the_loop(tmp_path: Path) -> None:
+    """A terminal or a regular file as stdin or stdout leaves the SDK's transport in charge."""
+    read_end, write_end = os.pipe()
+    left, right = socket.socketpair()
+    terminal, console = pty.openpty()
+    with left, right, (tmp_path / "file").open("wb") as regular:
+        try:
+            descriptors = [read_end, write_end, left.fileno(), console, regular.fileno()]
+            assert [_pollable(fd) for fd in descriptors] == [True, True, True, False, False]
+        finally:
+            for fd in (read_end, write_end, terminal, console):
+                os.close(fd)
