@@ -18,6 +18,7 @@ and not every platform's selector polls terminals.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import stat
 import sys
@@ -29,7 +30,11 @@ from fastmcp import FastMCP
 from fastmcp.server.context import reset_transport, set_transport
 from mcp.server.stdio import stdio_server
 
-LINE_LIMIT = 2**31 - 1  # one JSON-RPC message is one line: no cap below what the SDK takes
+# One JSON-RPC message is one line. A longer one is dropped with a warning (as the SDK drops a
+# line it cannot parse); the loop stops reading stdin while twice this is buffered unread, so a
+# client that sends faster than the server answers waits, as it would on the SDK's transport.
+LINE_LIMIT = 64 * 2**20
+_log = logging.getLogger(__name__)
 
 
 class PipeLines:
@@ -42,7 +47,11 @@ class PipeLines:
         return self
 
     async def __anext__(self) -> str:
-        line = await self.reader.readline()
+        try:
+            line = await self.reader.readline()
+        except ValueError:  # longer than LINE_LIMIT: the SDK drops a line that does not parse
+            _log.warning("dropped a message of more than %d bytes from stdin", LINE_LIMIT)
+            return ""
         if not line:
             raise StopAsyncIteration
         return line.decode("utf-8", errors="replace")  # as the SDK decodes stdin

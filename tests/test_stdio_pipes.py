@@ -17,7 +17,7 @@ import mcp_types
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from scoperag.server.stdio_pipes import _pollable
+from scoperag.server.stdio_pipes import LINE_LIMIT, _pollable
 
 CHATTER = Path(__file__).with_name("stdio_chatter.py")
 EVALS = Path(__file__).resolve().parents[1] / "evals"
@@ -86,6 +86,32 @@ def test_a_regular_file_as_stdout_is_served_by_the_sdk_transport(tmp_path: Path)
     assert server.wait(timeout=60) == 0
     by_id = {line["id"]: line for line in map(json.loads, answers.read_text().splitlines())}
     assert [tool["name"] for tool in by_id[2]["result"]["tools"]] == ["shout", "echo"]
+
+
+def test_a_message_past_the_line_limit_is_dropped_and_the_server_goes_on() -> None:
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": mcp_types.LATEST_PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    }
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    huge = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"x": "a" * LINE_LIMIT}}
+    listing = {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}
+    server = subprocess.Popen([sys.executable, str(CHATTER)], stdin=PIPE, stdout=PIPE, stderr=PIPE)
+    assert server.stdin is not None and server.stdout is not None
+    for message in (initialize, initialized, huge, listing):
+        server.stdin.write(json.dumps(message).encode() + b"\n")
+    server.stdin.flush()
+    answers = [json.loads(server.stdout.readline()) for _ in range(2)]  # stdin open till then
+    _, err = server.communicate(timeout=60)
+    assert [answer["id"] for answer in answers] == [1, 3]
+    assert [tool["name"] for tool in answers[1]["result"]["tools"]] == ["shout", "echo"]
+    assert f"dropped a message of more than {LINE_LIMIT} bytes from stdin" in err.decode()
 
 
 def test_the_transport_eval_times_both_transports() -> None:
