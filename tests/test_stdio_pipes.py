@@ -21,6 +21,20 @@ from scoperag.server.stdio_pipes import LINE_LIMIT, _pollable
 
 CHATTER = Path(__file__).with_name("stdio_chatter.py")
 EVALS = Path(__file__).resolve().parents[1] / "evals"
+# what an MCP client sends first: `initialize` (id 1), then `notifications/initialized`
+HANDSHAKE = [
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": mcp_types.LATEST_PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    },
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+]
 BIG = 300_000  # characters in one argument: one line well past asyncio's default 64 KiB limit
 
 
@@ -59,20 +73,7 @@ def test_the_wire_is_left_blocking_and_the_server_ends_at_eof() -> None:
 
 
 def test_a_regular_file_as_stdout_is_served_by_the_sdk_transport(tmp_path: Path) -> None:
-    messages = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": mcp_types.LATEST_PROTOCOL_VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "file", "version": "1"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-    ]
+    messages = [*HANDSHAKE, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
     answers = tmp_path / "answers.jsonl"
     with answers.open("wb") as stdout:
         server = subprocess.Popen([sys.executable, str(CHATTER)], stdin=PIPE, stdout=stdout)
@@ -89,22 +90,11 @@ def test_a_regular_file_as_stdout_is_served_by_the_sdk_transport(tmp_path: Path)
 
 
 def test_a_message_past_the_line_limit_is_dropped_and_the_server_goes_on() -> None:
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": mcp_types.LATEST_PROTOCOL_VERSION,
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        },
-    }
-    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     huge = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"x": "a" * LINE_LIMIT}}
     listing = {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}
     server = subprocess.Popen([sys.executable, str(CHATTER)], stdin=PIPE, stdout=PIPE, stderr=PIPE)
     assert server.stdin is not None and server.stdout is not None
-    for message in (initialize, initialized, huge, listing):
+    for message in (*HANDSHAKE, huge, listing):
         server.stdin.write(json.dumps(message).encode() + b"\n")
     server.stdin.flush()
     answers = [json.loads(server.stdout.readline()) for _ in range(2)]  # stdin open till then
