@@ -1,7 +1,7 @@
 """Embedding models behind one factory; the heavy backend is imported only when first used.
 
-The local model embeds one text on numpy (`query_encoder.py`, loaded in about 0.3 s) and
-batches on torch (`local_encoder.py`, loaded on the first batch); LlamaIndex is imported only
+The local model runs on onnxruntime (`onnx_encoder.py`: one text unpadded, loaded in about 0.4 s;
+batches padded, in a session of their own loaded on the first batch); LlamaIndex is imported only
 for notebooks and pipelines that ask for `Embedder.model`.
 """
 
@@ -19,10 +19,10 @@ from scoperag.core.errors import EmbedderMismatchError, EmbeddingServiceError
 from scoperag.core.recent_queries import RecentQueries
 from scoperag.core.settings import Settings
 
-if TYPE_CHECKING:  # LlamaIndex and torch load when used, not at start-up
+if TYPE_CHECKING:  # LlamaIndex and onnxruntime load when used, not at start-up
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
-    from scoperag.core.local_encoder import LocalEncoder
+    from scoperag.core.onnx_encoder import OnnxEncoder
 
 
 class EmbedderInfo(BaseModel):
@@ -47,27 +47,30 @@ def model_folder(settings: Settings) -> Path:
 
 class _LocalModel:
     """The packaged (or SCOPERAG_EMBED_MODEL's) sentence-transformers folder: one text on
-    numpy, batches on torch (loaded on the first batch); both give the same vectors."""
+    `embed_threads`, batches on the batch threads (loaded on the first batch); both give the
+    same vectors."""
 
     def __init__(self, settings: Settings) -> None:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         from scoperag.core.bert_folder import BertFolder
-        from scoperag.core.query_encoder import QueryEncoder
+        from scoperag.core.onnx_encoder import OnnxEncoder
 
         self.name = settings.effective_embed_model
         self.folder = BertFolder.open(model_folder(settings))
         self.batch_threads = settings.effective_embed_batch_threads
-        self.one_by_one = QueryEncoder(self.folder, settings.embed_threads)
+        self.one_by_one = OnnxEncoder(self.folder, settings.embed_threads, padding=False)
         self._loading = threading.Lock()
 
     @property
-    def batches(self) -> LocalEncoder:
-        """The torch encoder, loaded by the first caller (others wait for it)."""
+    def batches(self) -> OnnxEncoder:
+        """The batch encoder, loaded by the first caller (others wait for it)."""
         with self._loading:
             if "_batches" not in self.__dict__:
-                from scoperag.core.local_encoder import LocalEncoder
+                from scoperag.core.onnx_encoder import OnnxEncoder
 
-                self.__dict__["_batches"] = LocalEncoder(self.folder, self.batch_threads)
+                self.__dict__["_batches"] = OnnxEncoder(
+                    self.folder, self.batch_threads, padding=True
+                )
         return self.__dict__["_batches"]
 
     def embed_query(self, text: str) -> list[float]:

@@ -53,14 +53,14 @@ class Settings(BaseSettings):
     embed_threads: int = Field(
         default=1,
         ge=1,
-        description="BLAS threads (numpy) embedding one text (a query, one stored memory): 1 "
+        description="onnxruntime threads embedding one text (a query, one stored memory): 1 "
         "keeps a query's tail latency short when other work shares the cores.",
     )
     embed_batch_threads: int | None = Field(
         default=None,
         ge=1,
-        description="Torch threads embedding a batch of texts (ingestion); default: every core "
-        "this process may use.",
+        description="onnxruntime threads embedding a batch of texts (ingestion); default: every "
+        "core this process may use.",
     )
     profiles: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: list(PROFILES), description="Profiles served, e.g. `pdf,books`."

