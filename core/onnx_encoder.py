@@ -65,9 +65,11 @@ class OnnxEncoder:
 
 def _options(threads: int) -> onnxruntime.SessionOptions:
     """`threads` for each operator; idle pool threads sleep instead of spinning (a spinning
-    thread would take a core from other work between calls)."""
+    thread would take a core from other work between calls); no memory arena (20 MB less
+    resident, no slower: a call's buffers are small)."""
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
+    options.enable_cpu_mem_arena = False
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return options
