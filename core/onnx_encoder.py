@@ -32,7 +32,11 @@ class OnnxEncoder:
                 f"{folder.path} uses hidden_act={config.get('hidden_act')!r}; the local provider "
                 "accepts BERT models with 'gelu' (such as all-MiniLM-L6-v2)"
             )
-        weights = bert_weights(load_file(folder.weights_file))
+        # float32 throughout, whatever the folder stores (some keep float16 weights)
+        weights = {
+            key: value.astype(np.float32, copy=False)
+            for key, value in bert_weights(load_file(folder.weights_file)).items()
+        }
         self.tokenizer = folder.tokenizer(padding=padding)
         self.padding = padding
         self.threads = threads

@@ -140,3 +140,23 @@ def test_a_model_without_gelu_is_refused(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text(json.dumps({**config, "hidden_act": "relu"}))
     with pytest.raises(EmbeddingServiceError, match="hidden_act='relu'.*'gelu'"):
         OnnxEncoder(BertFolder.open(tmp_path), 1, padding=False)
+
+
+def test_a_folder_with_float16_weights_embeds_in_float32(tmp_path: Path) -> None:
+    """Some model folders store float16 weights: they are computed in float32, and give the
+    float32 model's vectors to float16's precision."""
+    from safetensors.numpy import load_file, save_file
+
+    for item in FOLDER.iterdir():
+        if item.name != "model.safetensors":
+            (tmp_path / item.name).symlink_to(item)
+    weights = load_file(FOLDER / "model.safetensors")
+    save_file(
+        {key: value.astype(np.float16) for key, value in weights.items()},
+        tmp_path / "model.safetensors",
+    )
+    texts = ["fireball damage at higher levels", "Why do I get database locked errors?"]
+    half = OnnxEncoder(BertFolder.open(tmp_path), 1, padding=False).embed(texts)
+    full = OnnxEncoder(BertFolder.open(FOLDER), 1, padding=False).embed(texts)
+    for got, expected in zip(half, full, strict=True):
+        assert np.dot(got, expected) == pytest.approx(1.0, abs=1e-3)
