@@ -17,6 +17,9 @@ from onnx import ModelProto, NodeProto, TensorProto, helper, numpy_helper
 
 EMBEDDED, MASK, VECTORS = "embedded", "attention_mask", "vectors"
 _OPSET = 20  # the first with `Gelu`
+# the IR version of opset 20 (onnx 1.15): onnx's helpers would stamp the newest they know (14 in
+# onnx 1.23), which an older onnxruntime refuses (macOS x86_64 gets onnxruntime 1.23)
+_IR_VERSION = 9
 
 
 class _Graph:
@@ -69,7 +72,9 @@ def bert_graph(config: dict, weights: dict[str, np.ndarray]) -> ModelProto:
     ]
     output = helper.make_tensor_value_info(VECTORS, TensorProto.FLOAT, ["batch", width])
     body = helper.make_graph(graph.nodes, "bert", inputs, [output], graph.constants)
-    return helper.make_model(body, opset_imports=[helper.make_opsetid("", _OPSET)])
+    return helper.make_model(
+        body, opset_imports=[helper.make_opsetid("", _OPSET)], ir_version=_IR_VERSION
+    )
 
 
 def _attention_bias(graph: _Graph, mask: str) -> str:
