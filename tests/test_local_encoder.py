@@ -101,8 +101,8 @@ def test_batches_group_texts_of_similar_length(
         assert np.dot(vector, expected[text]) == pytest.approx(1.0, abs=1e-6)
 
 
-def _threads() -> int:
-    return len(os.listdir("/proc/self/task"))
+def _threads() -> set[str]:
+    return set(os.listdir("/proc/self/task"))
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
@@ -112,9 +112,10 @@ def test_a_session_starts_one_pool_thread_fewer_than_its_threads() -> None:
     folder = BertFolder.open(FOLDER)
     before = _threads()
     single = OnnxEncoder(folder, 1, padding=False)
-    assert _threads() == before
+    assert _threads() - before == set()
+    before = _threads()
     triple = OnnxEncoder(folder, 3, padding=True)
-    assert _threads() == before + 2
+    assert len(_threads() - before) == 2  # threads started (one that ended meanwhile is no matter)
     assert single.embed(["a"]) == [pytest.approx(triple.embed(["a"])[0], abs=1e-6)]
 
 
