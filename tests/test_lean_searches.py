@@ -121,7 +121,7 @@ def test_every_profiles_searches_import_no_llamaindex_torch_or_qdrant_client(
     sample_store: Path,
 ) -> None:
     """Eleven calls of the five profiles in a new process (as a launched server runs them) find
-    something each, and none of LlamaIndex, torch (one text is embedded on numpy) or
+    something each, and none of LlamaIndex, torch (the model runs on onnxruntime) or
     qdrant-client (filters are `core.engine_models`) is imported."""
     environment = {**os.environ, "SCOPERAG_DATA_DIR": str(sample_store)}
     done = subprocess.run(
