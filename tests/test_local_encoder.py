@@ -64,13 +64,12 @@ def test_one_text_runs_unpadded_a_batch_in_the_batch_session(
     assert model.embed_texts(["one"]) == [model.embed_query("one")]
     model.embed_texts(["one", "two"])
     assert used == [(model.one_by_one, 1), (model.one_by_one, 1), (model.batches, 2)]
-    sessions = {
-        encoder.threads: encoder.session.get_session_options().intra_op_num_threads
+    settings = Settings()
+    threads = [
+        encoder.session.get_session_options().intra_op_num_threads
         for encoder in (model.one_by_one, model.batches)
-    }
-    assert sessions == {model.one_by_one.threads: model.one_by_one.threads} | {
-        model.batches.threads: model.batches.threads
-    }
+    ]
+    assert threads == [settings.embed_threads, settings.effective_embed_batch_threads]
 
 
 def test_batches_group_texts_of_similar_length(
