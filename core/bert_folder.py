@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from tokenizers import Tokenizer
 
 from scoperag.core.errors import EmbeddingServiceError
@@ -58,7 +60,35 @@ class BertFolder:
     def weights_file(self) -> Path:
         return self.path / "model.safetensors"
 
+    def weights(self) -> dict[str, np.ndarray]:
+        """The folder's tensors, mapped read-only from its safetensors file (not read into
+        memory: a lookup table's rows are read when used, and shared with other processes)."""
+        path = self.weights_file
+        with path.open("rb") as file:
+            (header_size,) = struct.unpack("<Q", file.read(8))
+            header = json.loads(file.read(header_size))
+        header.pop("__metadata__", None)
+        unknown = {info["dtype"] for info in header.values()} - _DTYPES.keys()
+        if unknown:
+            raise EmbeddingServiceError(
+                f"{path} stores tensors as {sorted(unknown)}; the local provider reads "
+                f"{sorted(_DTYPES)} (such as all-MiniLM-L6-v2's F32)"
+            )
+        # a mapping a tensor, so the ones a caller drops after use are unmapped with them; plain
+        # arrays over it (arithmetic on np.memmap objects, and onnxruntime's inputs, are slower)
+        return {
+            key.removeprefix("bert."): np.asarray(
+                np.memmap(
+                    path,
+                    dtype=_DTYPES[info["dtype"]],
+                    mode="r",
+                    offset=8 + header_size + info["data_offsets"][0],
+                    shape=tuple(info["shape"]),
+                )
+            )
+            for key, info in header.items()
+        }
 
-def bert_weights(weights: dict[str, Any]) -> dict[str, Any]:
-    """A Hugging Face `BertModel` state dict's keys without the `bert.` prefix some carry."""
-    return {key.removeprefix("bert."): value for key, value in weights.items()}
+
+# safetensors dtype names -> numpy's
+_DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64, "I64": np.int64}

@@ -51,7 +51,8 @@ def test_one_text_runs_unpadded_a_batch_in_the_batch_session(
     embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """One text goes through the one-by-one encoder (`embed_threads`), several through the
-    batch encoder (the batch threads), each in a session of its own."""
+    batch encoder (the batch threads), each in a session of its own; only the batch session
+    keeps a memory arena (its activations are MBs a batch)."""
     model = embedder.backend
     used: list[tuple[OnnxEncoder, int]] = []
     run = OnnxEncoder._run
@@ -65,11 +66,14 @@ def test_one_text_runs_unpadded_a_batch_in_the_batch_session(
     model.embed_texts(["one", "two"])
     assert used == [(model.one_by_one, 1), (model.one_by_one, 1), (model.batches, 2)]
     settings = Settings()
-    threads = [
-        encoder.session.get_session_options().intra_op_num_threads
-        for encoder in (model.one_by_one, model.batches)
+    options = [
+        encoder.session.get_session_options() for encoder in (model.one_by_one, model.batches)
     ]
-    assert threads == [settings.embed_threads, settings.effective_embed_batch_threads]
+    assert [option.intra_op_num_threads for option in options] == [
+        settings.embed_threads,
+        settings.effective_embed_batch_threads,
+    ]
+    assert [option.enable_cpu_mem_arena for option in options] == [False, True]
 
 
 def test_batches_group_texts_of_similar_length(
@@ -161,3 +165,29 @@ def test_a_folder_with_float16_weights_embeds_in_float32(tmp_path: Path) -> None
     full = OnnxEncoder(BertFolder.open(FOLDER), 1, padding=False).embed(texts)
     for got, expected in zip(half, full, strict=True):
         assert np.dot(got, expected) == pytest.approx(1.0, abs=1e-3)
+
+
+def test_the_word_table_stays_in_the_model_file() -> None:
+    """The 47 MB word table is mapped from the folder's file, not copied into memory: a query
+    reads the rows of its own tokens only, and processes share them."""
+    folder = BertFolder.open(FOLDER)
+    encoder = OnnxEncoder(folder, 1, padding=False)
+    mapping = encoder.words
+    while mapping is not None and not isinstance(mapping, np.memmap):
+        mapping = mapping.base
+    assert isinstance(mapping, np.memmap)
+    assert Path(mapping.filename) == folder.weights_file.resolve()
+    assert encoder.words.shape == (folder.config["vocab_size"], folder.config["hidden_size"])
+
+
+def test_a_folder_with_weights_of_another_type_is_refused(tmp_path: Path) -> None:
+    """bfloat16 (which numpy cannot read) is an error naming the types the encoder reads."""
+    for item in FOLDER.iterdir():
+        if item.name != "model.safetensors":
+            (tmp_path / item.name).symlink_to(item)
+    header = json.dumps({"x": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}}).encode()
+    (tmp_path / "model.safetensors").write_bytes(
+        len(header).to_bytes(8, "little") + header + bytes(4)
+    )
+    with pytest.raises(EmbeddingServiceError, match=r"\['BF16'\].*'F32'"):
+        BertFolder.open(tmp_path).weights()
