@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from safetensors import SafetensorError, safe_open
 from tokenizers import Tokenizer
 
 from scoperag.core.errors import EmbeddingServiceError
@@ -64,6 +65,14 @@ class BertFolder:
         """The folder's tensors, mapped read-only from its safetensors file (not read into
         memory: a lookup table's rows are read when used, and shared with other processes)."""
         path = self.weights_file
+        try:
+            with safe_open(str(path), framework="numpy"):
+                pass  # safetensors checks the header, and that the data covers it
+        except SafetensorError as error:
+            raise EmbeddingServiceError(
+                f"{path} is not a readable safetensors file ({error}); SCOPERAG_EMBED_MODEL "
+                "accepts a sentence-transformers BERT folder such as all-MiniLM-L6-v2"
+            ) from error
         with path.open("rb") as file:
             (header_size,) = struct.unpack("<Q", file.read(8))
             header = json.loads(file.read(header_size))

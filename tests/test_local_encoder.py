@@ -191,3 +191,15 @@ def test_a_folder_with_weights_of_another_type_is_refused(tmp_path: Path) -> Non
     )
     with pytest.raises(EmbeddingServiceError, match=r"\['BF16'\].*'F32'"):
         BertFolder.open(tmp_path).weights()
+
+
+def test_a_truncated_weights_file_is_refused(tmp_path: Path) -> None:
+    """A weights file cut short (an interrupted copy) is an error naming the file, not a crash
+    when a query reaches the missing part."""
+    for item in FOLDER.iterdir():
+        if item.name != "model.safetensors":
+            (tmp_path / item.name).symlink_to(item)
+    whole = (FOLDER / "model.safetensors").read_bytes()
+    (tmp_path / "model.safetensors").write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(EmbeddingServiceError, match="not a readable safetensors file"):
+        OnnxEncoder(BertFolder.open(tmp_path), 1, padding=False)
