@@ -147,14 +147,19 @@ def test_a_model_without_gelu_is_refused(tmp_path: Path) -> None:
         OnnxEncoder(BertFolder.open(tmp_path), 1, padding=False)
 
 
+def _link_all_but_the_weights(folder: Path) -> None:
+    """`folder` becomes the packaged model's folder but for `model.safetensors`."""
+    for item in FOLDER.iterdir():
+        if item.name != "model.safetensors":
+            (folder / item.name).symlink_to(item)
+
+
 def test_a_folder_with_float16_weights_embeds_in_float32(tmp_path: Path) -> None:
     """Some model folders store float16 weights: they are computed in float32, and give the
     float32 model's vectors to float16's precision."""
     from safetensors.numpy import load_file, save_file
 
-    for item in FOLDER.iterdir():
-        if item.name != "model.safetensors":
-            (tmp_path / item.name).symlink_to(item)
+    _link_all_but_the_weights(tmp_path)
     weights = load_file(FOLDER / "model.safetensors")
     save_file(
         {key: value.astype(np.float16) for key, value in weights.items()},
@@ -182,9 +187,7 @@ def test_the_word_table_stays_in_the_model_file() -> None:
 
 def test_a_folder_with_weights_of_another_type_is_refused(tmp_path: Path) -> None:
     """bfloat16 (which numpy cannot read) is an error naming the types the encoder reads."""
-    for item in FOLDER.iterdir():
-        if item.name != "model.safetensors":
-            (tmp_path / item.name).symlink_to(item)
+    _link_all_but_the_weights(tmp_path)
     header = json.dumps({"x": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}}).encode()
     (tmp_path / "model.safetensors").write_bytes(
         len(header).to_bytes(8, "little") + header + bytes(4)
@@ -196,9 +199,7 @@ def test_a_folder_with_weights_of_another_type_is_refused(tmp_path: Path) -> Non
 def test_a_truncated_weights_file_is_refused(tmp_path: Path) -> None:
     """A weights file cut short (an interrupted copy) is an error naming the file, not a crash
     when a query reaches the missing part."""
-    for item in FOLDER.iterdir():
-        if item.name != "model.safetensors":
-            (tmp_path / item.name).symlink_to(item)
+    _link_all_but_the_weights(tmp_path)
     whole = (FOLDER / "model.safetensors").read_bytes()
     (tmp_path / "model.safetensors").write_bytes(whole[: len(whole) // 2])
     with pytest.raises(EmbeddingServiceError, match="not a readable safetensors file"):
