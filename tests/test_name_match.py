@@ -85,7 +85,8 @@ def _per_name(query: str, names: list[str]) -> set[str]:
 
 def test_containing_finds_what_a_comparison_per_name_finds(shared_data: Path) -> None:
     """`containing` searches all names at once (issue 15); on every Open5e name and queries
-    made of their words and pieces of words, it finds exactly what the rule finds per name."""
+    made of their words and pieces of words, it finds exactly what the rule finds per name.
+    Pasted paragraphs too: runs of their words longer than any name are not looked up."""
     names = sorted(
         {
             record["fields"]["name"]
@@ -100,6 +101,7 @@ def test_containing_finds_what_a_comparison_per_name_finds(shared_data: Path) ->
     queries = [*rng.sample(names, 150), "plate armor", "dragon", "fire", "a", "of the"]
     queries += [" ".join(rng.sample(words, rng.randint(1, 4))) for _ in range(150)]
     queries += [word[: rng.randint(1, len(word))] for word in rng.sample(words, 150)]
+    queries += [" ".join(rng.sample(names, 40) + rng.sample(words, 200)) for _ in range(20)]
     table = _NameTable.of(tuple(names))
     for query in queries:
         found = {names[position] for position in table.containing(normalise(query))}
