@@ -122,9 +122,13 @@ def _similarities(wanted: str, plain: Sequence[str], squeezed: Sequence[str]) ->
         ],
         axis=0,
     )
-    slips = process.cdist([bare], squeezed, scorer=OSA.distance)[0]
-    shortest = np.minimum(len(bare), [len(text) for text in squeezed])
-    one_slip = (shortest >= 4) & (slips <= 1)
+    # One slip changes the length by one at most: only texts about as long are compared.
+    lengths = np.fromiter(map(len, squeezed), dtype=np.int64, count=len(squeezed))
+    near = np.flatnonzero((abs(lengths - len(bare)) <= 1) & (np.minimum(lengths, len(bare)) >= 4))
+    one_slip = np.zeros(len(squeezed), dtype=bool)
+    if near.size:
+        slips = process.cdist([bare], [squeezed[i] for i in near], scorer=OSA.distance)[0]
+        one_slip[near] = slips <= 1
     return np.maximum(best / 100, np.where(one_slip, FUZZY_CUTOFF / 100, 0.0))
 
 

@@ -7,8 +7,16 @@ import random
 from pathlib import Path
 
 import pytest
+from rapidfuzz import fuzz
+from rapidfuzz.distance import OSA
 
-from scoperag.retrievers.name_match import _NameTable, match_names, normalise, similarity
+from scoperag.retrievers.name_match import (
+    _NameTable,
+    _similarities,
+    match_names,
+    normalise,
+    similarity,
+)
 
 NAMES = {
     "Fireball": 2,
@@ -83,10 +91,9 @@ def _per_name(query: str, names: list[str]) -> set[str]:
     }
 
 
-def test_containing_finds_what_a_comparison_per_name_finds(shared_data: Path) -> None:
-    """`containing` searches all names at once (issue 15); on every Open5e name and queries
-    made of their words and pieces of words, it finds exactly what the rule finds per name.
-    Pasted paragraphs too: runs of their words longer than any name are not looked up."""
+@pytest.fixture(scope="module")
+def open5e_names(shared_data: Path) -> list[str]:
+    """Every distinct name of the shared Open5e fixtures."""
     names = sorted(
         {
             record["fields"]["name"]
@@ -96,6 +103,14 @@ def test_containing_finds_what_a_comparison_per_name_finds(shared_data: Path) ->
         }
     )
     assert len(names) > 1000
+    return names
+
+
+def test_containing_finds_what_a_comparison_per_name_finds(open5e_names: list[str]) -> None:
+    """`containing` searches all names at once (issue 15); on every Open5e name and queries
+    made of their words and pieces of words, it finds exactly what the rule finds per name.
+    Pasted paragraphs too: runs of their words longer than any name are not looked up."""
+    names = open5e_names
     rng = random.Random(15)
     words = sorted({word for name in names for word in normalise(name).split()})
     queries = [*rng.sample(names, 150), "plate armor", "dragon", "fire", "a", "of the"]
@@ -106,3 +121,51 @@ def test_containing_finds_what_a_comparison_per_name_finds(shared_data: Path) ->
     for query in queries:
         found = {names[position] for position in table.containing(normalise(query))}
         assert found == _per_name(query, names), query
+
+
+def _slipped(name: str, rng: random.Random) -> str:
+    """`name` with one slip: a letter dropped, added, changed, or two neighbours swapped."""
+    at = rng.randrange(len(name) - 1)
+    letter = rng.choice("abcdefghijklmnopqrstuvwxyz")
+    return rng.choice(
+        [
+            name[:at] + name[at + 1 :],
+            name[:at] + letter + name[at:],
+            name[:at] + letter + name[at + 1 :],
+            name[:at] + name[at + 1] + name[at] + name[at + 2 :],
+        ]
+    )
+
+
+def _similarity_per_name(query: str, name: str) -> float:
+    """The similarity rule for one name, written out with rapidfuzz's scalar functions."""
+    wanted, text = normalise(query), normalise(name)
+    bare, squeezed = wanted.replace(" ", ""), text.replace(" ", "")
+    views = [
+        fuzz.ratio(wanted, text),
+        fuzz.token_sort_ratio(wanted, text),
+        fuzz.ratio(bare, squeezed),
+    ]
+    one_slip = min(len(bare), len(squeezed)) >= 4 and OSA.distance(bare, squeezed) <= 1
+    return max(max(views) / 100, 0.8 if one_slip else 0.0)
+
+
+def test_similarities_of_all_names_at_once_follow_the_rule_per_name(
+    open5e_names: list[str],
+) -> None:
+    """`_similarities` compares the query with every name at once and spells out one slip
+    only for names about as long (issue 15); it gives each name the rule's score, for names
+    with a slip, short pieces, words and pasted paragraphs."""
+    names = open5e_names
+    rng = random.Random(16)
+    words = sorted({word for name in names for word in normalise(name).split()})
+    short = [name for name in names if len(normalise(name).replace(" ", "")) <= 5]
+    queries = [_slipped(name, rng) for name in rng.sample(names, 40) + short]
+    queries += ["tmie", "fire", "a"]
+    queries += [" ".join(rng.sample(words, rng.randint(1, 3))) for _ in range(20)]
+    queries += [" ".join(rng.sample(words, 300)) for _ in range(3)]
+    table = _NameTable.of(tuple(names))
+    for query in queries:
+        found = _similarities(normalise(query), table.plain, table.squeezed)
+        expected = [_similarity_per_name(query, name) for name in names]
+        assert found.tolist() == pytest.approx(expected), query
