@@ -9,8 +9,9 @@ with that argument at the cap its input schema declares (a string at `maxLength`
 at plain values. Prints the p50 of `--calls` calls beside the tool's plain call, and the error
 when the call is refused. Every string starts with the tool and the call's number, so no query
 embedding is reused.
-A 2,000-character query costs its embedding (87-96 ms here, fifteenth session); anything far
-above that is what this is for: a name match once took 1.95 s for 1,000 one-letter words.
+A 2,000-character query costs its embedding (90-110 ms here, fifteenth session); anything far
+above that is what this is for: ranking the D&D names once took 1.95 s for 1,000 one-letter
+words.
 """
 
 from __future__ import annotations
