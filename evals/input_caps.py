@@ -29,17 +29,24 @@ from typing import Any
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
 from scoperag.core.settings import Settings  # noqa: E402
-from scoperag.server.demo import SAMPLES  # noqa: E402
+from scoperag.server.demo import SAMPLE_COMMANDS, SAMPLES  # noqa: E402
 
 PROFILES = ["pdf", "books", "memory", "dnd", "docs"]
 BOOK = "pride"
+
+
+def _sample(profile: str) -> str:
+    """The path of a profile's bundled sample (what `scoperag samples PROFILE` prints)."""
+    return str(SAMPLES / SAMPLE_COMMANDS[profile][0])
+
+
 # Each profile's bundled sample, ingested by the server's own tool; a reader's position.
 SETUP = [
-    ("qdrant-ingest-pdf", {"paths": [str(SAMPLES)]}),
-    ("ingest_book", {"path": str(SAMPLES / "pride-and-prejudice-ch1-3.txt"), "book_id": BOOK}),
-    ("ingest_memories", {"path": str(SAMPLES / "memories.json")}),
-    ("ingest_dnd", {"paths": [str(SAMPLES / "dnd")]}),
-    ("ingest_docs", {"path": str(SAMPLES / "docs.jsonl")}),
+    ("qdrant-ingest-pdf", {"paths": [_sample("pdf")]}),
+    ("ingest_book", {"path": _sample("books"), "book_id": BOOK}),
+    ("ingest_memories", {"path": _sample("memory")}),
+    ("ingest_dnd", {"paths": [_sample("dnd")]}),
+    ("ingest_docs", {"path": _sample("docs")}),
     ("set_reading_position", {"book_id": BOOK, "sentence": 100}),
 ]
 # Arguments a plain call needs (the rest keep their defaults).
@@ -74,7 +81,7 @@ def at_cap(name: str, schema: dict[str, Any], call: str) -> Any:
         return [f"{name}-{call}-{index}" for index in range(schema.get("maxItems", 1000))]
     if kind == "string" and "maxLength" in schema and schema.get("format") != "date":
         return (f"{call} " + "word " * schema["maxLength"])[: schema["maxLength"]]
-    if kind == "integer" and "maximum" in schema:
+    if kind in ("integer", "number") and "maximum" in schema:
         return schema["maximum"]
     return None
 

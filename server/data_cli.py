@@ -7,16 +7,7 @@ import json
 import click
 
 from scoperag.server.cli import load_settings, run_friendly
-from scoperag.server.demo import SAMPLES
-
-# profile -> its bundled sample and the command that ingests it
-SAMPLE_COMMANDS = {
-    "pdf": ("", "scoperag ingest pdf {path}"),
-    "books": ("pride-and-prejudice-ch1-3.txt", "scoperag ingest book {path} --book-id pride"),
-    "memory": ("memories.json", "scoperag ingest memories {path}"),
-    "dnd": ("dnd", "scoperag ingest dnd {path}"),
-    "docs": ("docs.jsonl", "scoperag ingest docs {path}"),
-}
+from scoperag.server.demo import SAMPLE_COMMANDS, SAMPLES
 
 
 def _print_listing(listing: dict) -> None:
