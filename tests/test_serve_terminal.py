@@ -24,6 +24,7 @@ from fastmcp import Client
 
 from scoperag.server.owner import RECORD
 
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 WAIT = 60  # seconds a step may take on a loaded machine before the test gives up
 MCP_CALLS = [
     {
@@ -52,6 +53,15 @@ def _scoperag() -> str:
     return script
 
 
+def _store_env(data_dir: Path) -> dict[str, str]:
+    """An embedded Qdrant Edge store in `data_dir`, the pdf profile's tools."""
+    return {
+        "SCOPERAG_DATA_DIR": str(data_dir),
+        "SCOPERAG_BACKEND": "edge",
+        "SCOPERAG_PROFILES": "pdf",
+    }
+
+
 def _default_ctrl_c() -> None:
     """In the child: SIGINT does what it does for a command typed at a shell, whatever the
     test runner's own disposition."""
@@ -65,7 +75,7 @@ def _serve(data_dir: Path, *args: str, terminal: str) -> Iterator[tuple[subproce
     controller, tty = pty.openpty()
     streams = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
     streams[terminal] = tty
-    env = {**os.environ, "SCOPERAG_DATA_DIR": str(data_dir), "SCOPERAG_PROFILES": "pdf"}
+    env = {**os.environ, **_store_env(data_dir)}
     server = subprocess.Popen(
         [_scoperag(), "serve", *args], env=env, preexec_fn=_default_ctrl_c, **streams
     )
@@ -163,7 +173,7 @@ async def test_http_on_a_terminal_prints_its_url_and_stops_on_the_first_ctrl_c(
 
 
 def test_over_pipes_serve_prints_nothing_but_mcp(tmp_path: Path) -> None:
-    env = {**os.environ, "SCOPERAG_DATA_DIR": str(tmp_path), "SCOPERAG_PROFILES": "pdf"}
+    env = {**os.environ, **_store_env(tmp_path)}
     wire = "".join(json.dumps(message) + "\n" for message in MCP_CALLS[:2])
     done = subprocess.run(
         [_scoperag(), "serve"], input=wire, capture_output=True, text=True, env=env, timeout=WAIT
@@ -171,7 +181,3 @@ def test_over_pipes_serve_prints_nothing_but_mcp(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert [json.loads(line)["id"] for line in done.stdout.splitlines()] == [1]
     assert done.stderr == ""
-
-
-if sys.platform == "win32":  # pragma: no cover
-    pytestmark = pytest.mark.skip(reason="pseudo-terminals are POSIX")
