@@ -65,5 +65,4 @@ def build_server(runtime: Runtime | None = None) -> FastMCP:
     for profile in runtime.settings.profiles:
         module = importlib.import_module(PROFILE_MODULES[profile])
         mcp.add_provider(module.build(runtime))
-    mcp.runtime = runtime  # type: ignore[attr-defined]
     return mcp

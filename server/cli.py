@@ -105,6 +105,7 @@ def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
     """Run the MCP server over stdio (default) or streamable HTTP."""
     from scoperag.server.app import build_server
     from scoperag.server.runtime import Runtime
+    from scoperag.server.terminal import announce, serve_stdio
     from scoperag.server.warm_up import start_warm_up
 
     runtime = Runtime(load_settings(profiles=profiles))
@@ -120,16 +121,14 @@ def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
     start_warm_up(runtime)  # handlers and model load while the client initialises and lists
     try:
         if transport == "stdio":
-            import anyio
-
-            from scoperag.server.stdio_pipes import serve_stdio
-
-            anyio.run(serve_stdio, mcp)
+            announce("stdio", profiles=profiles)
+            serve_stdio(mcp)
             return
         import uvicorn
 
         from scoperag.server.http_app import build_http_app
 
+        announce("http", f"http://{host}:{port}/mcp", profiles)
         uvicorn.run(build_http_app(runtime, mcp, host), host=host, port=port, log_level="warning")
     finally:
         runtime.close()  # an owner hands the store on to the processes still using it
