@@ -31,6 +31,7 @@ import qdrant_edge as edge
 from scoperag.core import edge_search
 from scoperag.core import engine_models as models
 from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR, VectorBackend
+from scoperag.core.disk_space import ensure_room
 from scoperag.core.edge_collection import EdgeCollection
 from scoperag.core.errors import ScoperagError, StoreLockedError
 
@@ -109,6 +110,7 @@ class EdgeBackend(VectorBackend):
                     raise ScoperagError(f"Collection '{collection}' does not exist.")
                 record = self._record(collection)
                 folder = self._dir(collection) / record.get("shard", _SHARD)
+                ensure_room(self.root, f"open collection '{collection}'")  # loading writes a WAL
                 shard = edge.EdgeShard.load(str(folder))
                 engine = self._on_shard(shard, collection, bool(record.get("keywords")))
                 self._loaded[collection] = engine
