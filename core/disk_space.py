@@ -33,8 +33,8 @@ class DiskFullError(ScoperagError):
         super().__init__(
             f"Refused to {action}: the disk holding {path} has {free / MIB:.1f} MiB free, below "
             f"the floor of {floor / MIB:.0f} MiB ({MIN_FREE_ENV}), under which the engine could "
-            "meet a full disk mid-write. Searches and reads still work; free some space there "
-            f"(or lower {MIN_FREE_ENV}) and retry, no restart needed."
+            "meet a full disk mid-write and crash. Collections already open still answer reads; "
+            f"free some space there (or lower {MIN_FREE_ENV}) and retry, no restart needed."
         )
 
 
@@ -71,3 +71,16 @@ def ensure_room(path: Path | None, action: str = "write to the store") -> None:
     free = free_bytes(path)
     if free < floor:
         raise DiskFullError(path, free, floor, action)
+
+
+def disk_full_message(path: Path) -> str:
+    """What to say when a write under `path` met a full disk (ENOSPC)."""
+    try:
+        free = f"{free_bytes(path) / MIB:.1f} MiB free"
+    except OSError:
+        free = "free space unknown"
+    return (
+        f"The disk holding {path} is full ({free}): the store cannot be opened or written. "
+        f"Free some space there and retry; writes need {min_free_bytes() // MIB} MiB free "
+        f"({MIN_FREE_ENV})."
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import sys
 from collections.abc import Callable
@@ -103,6 +104,9 @@ def path() -> None:
 @click.option("--profiles", default=None, help=f"Comma-separated subset of {','.join(PROFILES)}.")
 def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
     """Run the MCP server over stdio (default) or streamable HTTP."""
+    import faulthandler
+
+    faulthandler.enable()  # a native crash (e.g. in the engine) prints where it happened
     from scoperag.server.app import build_server
     from scoperag.server.runtime import Runtime
     from scoperag.server.warm_up import start_warm_up
@@ -211,7 +215,12 @@ def main() -> None:
     except ScoperagError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(1)
-    except OSError as exc:  # e.g. a data dir that cannot be created
+    except OSError as exc:  # e.g. a data dir that cannot be created, or a full disk
+        if exc.errno == errno.ENOSPC:
+            from scoperag.core.disk_space import disk_full_message
+
+            click.echo(f"Error: {disk_full_message(load_settings().data_dir)}", err=True)
+            sys.exit(1)
         where = f" {exc.filename}" if exc.filename else ""
         click.echo(
             f"Error:{where}: {exc.strerror or exc} (check the path given, or SCOPERAG_DATA_DIR)",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -120,3 +121,15 @@ def test_a_floor_that_is_not_whole_mib_names_the_variable(
     monkeypatch.setenv(MIN_FREE_ENV, given)
     with pytest.raises(InvalidParameterError, match=MIN_FREE_ENV):
         min_free_bytes()
+
+
+def test_scoperag_list_on_a_full_disk_says_so(runtime: Runtime, small_disk: Path) -> None:
+    runtime.close()
+    with (small_disk / "filler").open("wb") as filler:
+        os.posix_fallocate(filler.fileno(), 0, free_bytes(small_disk))
+    script = Path(sys.executable).parent / "scoperag"
+    env = {**os.environ, "SCOPERAG_DATA_DIR": str(small_disk / "data")}
+    listed = subprocess.run([script, "list"], env=env, capture_output=True, text=True)
+    assert listed.returncode == 1
+    assert f"The disk holding {small_disk / 'data'} is full" in listed.stderr
+    assert "Traceback" not in listed.stderr
