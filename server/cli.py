@@ -106,7 +106,8 @@ def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
     """Run the MCP server over stdio (default) or streamable HTTP."""
     import faulthandler
 
-    faulthandler.enable()  # a native crash (e.g. in the engine) prints where it happened
+    if sys.__stderr__ is not None:  # the process's own stderr, whatever wraps sys.stderr
+        faulthandler.enable(sys.__stderr__)  # a native crash (e.g. in the engine) prints where
     from scoperag.server.app import build_server
     from scoperag.server.runtime import Runtime
     from scoperag.server.warm_up import start_warm_up
@@ -130,11 +131,10 @@ def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
 
             anyio.run(serve_stdio, mcp)
             return
-        import uvicorn
-
         from scoperag.server.http_app import build_http_app
+        from scoperag.server.http_limits import http_server
 
-        uvicorn.run(build_http_app(runtime, mcp, host), host=host, port=port, log_level="warning")
+        http_server(build_http_app(runtime, mcp, host), host, port).run()
     finally:
         runtime.close()  # an owner hands the store on to the processes still using it
 
