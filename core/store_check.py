@@ -5,7 +5,7 @@ and records a dimension, the shard's config and every segment's state file are r
 agree on the dense dimension, and at least one segment is present (the engine loads a shard
 whose segments are gone as an empty one). On every read, an engine storage error (a page that
 does not decompress, a vector that is not readable) and a score no intact vector gives (not
-finite, or beyond `SCORE_LIMIT`) raise `CorruptCollectionError`; other collections go on.
+finite, or a cosine beyond `COSINE_LIMIT`) raise `CorruptCollectionError`; other collections go on.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import qdrant_edge as edge
 from scoperag.core.backend import DENSE_VECTOR
 from scoperag.core.errors import ScoperagError
 
-# Cosine scores lie in [-1, 1]; the engine's DBSF fusion of two searches in [0, 2].
-SCORE_LIMIT = 2.0 + 1e-3
+# A query without prefetches is a dense (cosine) search here: its scores lie in [-1, 1].
+COSINE_LIMIT = 1.0 + 1e-3
 _STORAGE_ERRORS = ("Service runtime error", "Service internal error")
 _NOT_DAMAGE = ("Not enough space",)
 _READS = frozenset({"scroll", "retrieve", "count", "info", "facet", "query"})
@@ -116,14 +116,17 @@ class CheckedShard:
                     raise CorruptCollectionError(self.collection, self.folder, text) from None
                 raise
             if name == "query":
-                self.check_scores(result)
+                request = args[0] if args else kwargs["request"]
+                self.check_scores(result, cosine=not request.prefetches)
             return result
 
         return read
 
-    def check_scores(self, points: list[Any]) -> None:
+    def check_scores(self, points: list[Any], cosine: bool) -> None:
+        """Scores must be finite, and cosines within [-1, 1] (fused scores have no bound)."""
+        limit = COSINE_LIMIT if cosine else math.inf
         for point in points:
-            if not (math.isfinite(point.score) and abs(point.score) <= SCORE_LIMIT):
+            if not (math.isfinite(point.score) and abs(point.score) <= limit):
                 reason = (
                     f"point {point.id} scored {point.score!r}, which no intact vector gives "
                     "(its dense vectors are damaged)"
