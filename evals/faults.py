@@ -12,7 +12,7 @@ refusals, losses, stall seconds (the longest call), crashes.
 3. Damage: each kind of damage to one of two collections; `scoperag check` and a search on
    both, each in a fresh process.
 4. Slow sockets: 100 sockets dripping request headers a byte a second, 300 idle connections,
-   a lower-case `bearer` token.
+   a lower-case `bearer` token; 400 connections to a server allowed 128 file descriptors.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import json
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -30,6 +31,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 from fastmcp import Client
@@ -72,11 +74,21 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def serve(data_dir: Path, port: int, profiles: str) -> subprocess.Popen:
+def serve(
+    data_dir: Path, port: int, profiles: str, files: int | None = None, stderr: Any = None
+) -> subprocess.Popen:
+    """`scoperag serve --transport http`, allowed `files` open file descriptors if given."""
     env = {**os.environ, "SCOPERAG_DATA_DIR": str(data_dir), "SCOPERAG_HTTP_TOKEN": TOKEN}
     env["FASTMCP_CHECK_FOR_UPDATES"] = "off"
     command = [SCOPERAG, "serve", "--transport", "http", "--port", str(port)]
-    server = subprocess.Popen([*command, "--profiles", profiles], env=env)
+    server = subprocess.Popen(
+        [*command, "--profiles", profiles],
+        env=env,
+        stderr=stderr,
+        preexec_fn=(lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (files, files)))
+        if files
+        else None,
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
@@ -290,6 +302,27 @@ def slow_sockets() -> None:
             server.wait(timeout=30)
 
 
+def out_of_descriptors() -> None:
+    """A server allowed 128 file descriptors, sent 400 connections for 10 s."""
+    with tempfile.TemporaryDirectory() as data_dir, tempfile.TemporaryFile("w+") as log:
+        port = free_port()
+        server = serve(Path(data_dir), port, "docs", files=128, stderr=log)
+        try:
+            refused = idle(port, 400)
+            time.sleep(10)
+            health = httpx.get(f"http://127.0.0.1:{port}/healthz").status_code
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+        log.seek(0)
+        lines = log.read().splitlines()
+    tracebacks = sum(line.startswith("Traceback") for line in lines)
+    print(
+        f"  400 connections to a server allowed 128 files: {refused} refused with 503, "
+        f"{len(lines)} log lines ({tracebacks} tracebacks) in about 12 s, /healthz then {health}"
+    )
+
+
 def main() -> None:
     if os.geteuid() == 0 and shutil.which("mount"):
         full_disk()
@@ -297,6 +330,7 @@ def main() -> None:
         print("## 1-2. skipped: mounting a small tmpfs needs root")
     damage()
     slow_sockets()
+    out_of_descriptors()
 
 
 if __name__ == "__main__":

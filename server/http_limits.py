@@ -6,15 +6,17 @@ uvicorn closes idle keep-alive connections (`timeout_keep_alive`) and answers 50
 its connection (and a file descriptor) forever, and connections that never finish a request are
 not counted. `DeadlineProtocol` (uvicorn's h11 protocol) closes a connection whose headers are
 not all in within `header_seconds`, or whose body is not all in within `body_seconds` after
-them, and refuses connections beyond `max_connections` with 503 at once (`HttpLimits`).
+them, and refuses connections beyond `max_connections` with 503 at once (`HttpLimits`), a cap
+kept under half the process's file descriptor limit so accepting never runs out of them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import resource
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -30,7 +32,7 @@ class HttpLimits:
     header_seconds: float = 10.0  # from the connection (or the previous answer) to the headers
     body_seconds: float = 30.0  # from the end of the headers to the end of the body
     keep_alive_seconds: int = 5  # an idle connection between requests
-    max_connections: int = 256  # open at once; more are refused with 503
+    max_connections: int = 256  # open at once (at most half the file descriptors); more: 503
 
 
 _FULL_TEXT = b"Too many open connections; retry shortly."
@@ -123,6 +125,9 @@ class OncePerSecond(logging.Filter):
 def http_server(app: Any, host: str, port: int, limits: HttpLimits | None = None) -> uvicorn.Server:
     """uvicorn serving `app` with the read deadlines, the connection cap and rate-limited logs."""
     limits = limits or HttpLimits()
+    room = resource.getrlimit(resource.RLIMIT_NOFILE)[0] // 2  # the rest: store, model, logs
+    if room > 0:  # RLIM_INFINITY is -1
+        limits = replace(limits, max_connections=min(limits.max_connections, room))
     config = uvicorn.Config(
         app,
         host=host,
