@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import faulthandler
 import json
 import sys
 from collections.abc import Callable
@@ -104,10 +105,6 @@ def path() -> None:
 @click.option("--profiles", default=None, help=f"Comma-separated subset of {','.join(PROFILES)}.")
 def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
     """Run the MCP server over stdio (default) or streamable HTTP."""
-    import faulthandler
-
-    if sys.__stderr__ is not None:  # the process's own stderr, whatever wraps sys.stderr
-        faulthandler.enable(sys.__stderr__)  # a native crash (e.g. in the engine) prints where
     from scoperag.server.app import build_server
     from scoperag.server.runtime import Runtime
     from scoperag.server.warm_up import start_warm_up
@@ -210,7 +207,9 @@ _register_commands()
 
 def main() -> None:
     """Console-script entry point: errors meant for people end it with one line, no traceback
-    (also those raised while a command sets up, e.g. a bad SCOPERAG_FIELDS_FILE at `serve`)."""
+    (also those raised while a command sets up, e.g. a bad SCOPERAG_FIELDS_FILE at `serve`); a
+    native crash (a signal in the engine) prints where it happened."""
+    faulthandler.enable()
     try:
         cli()
     except ScoperagError as exc:
