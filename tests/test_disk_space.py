@@ -89,6 +89,17 @@ def test_writes_below_the_floor_are_refused_and_reads_go_on(
     assert runtime.backend.count(COLLECTION, None) == 20
 
 
+def test_deleting_a_collection_below_the_floor_frees_its_space(
+    runtime: Runtime, small_disk: Path
+) -> None:
+    runtime.backend.create_collection("other", 4, {})
+    leave_free(small_disk, 100)
+    before = free_bytes(small_disk)
+    runtime.backend.delete_collection("other")
+    assert free_bytes(small_disk) > before
+    assert runtime.backend.list_collections() == [COLLECTION]
+
+
 def test_the_floor_follows_the_environment(
     runtime: Runtime, small_disk: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
