@@ -23,7 +23,7 @@ from scoperag.core.errors import ScoperagError
 # A query without prefetches is a dense (cosine) search here: its scores lie in [-1, 1].
 COSINE_LIMIT = 1.0 + 1e-3
 _STORAGE_ERRORS = ("Service runtime error", "Service internal error")
-_NOT_DAMAGE = ("Not enough space",)
+_NOT_DAMAGE = ("Not enough space", "No space left", "Too many open files", "Cannot allocate")
 _READS = frozenset({"scroll", "retrieve", "count", "info", "facet", "query"})
 
 
