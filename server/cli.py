@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import faulthandler
 import json
 import sys
 from collections.abc import Callable
@@ -124,12 +126,11 @@ def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
             announce("stdio", profiles=profiles)
             serve_stdio(mcp)
             return
-        import uvicorn
-
         from scoperag.server.http_app import build_http_app
+        from scoperag.server.http_limits import http_server
 
         announce("http", f"http://{host}:{port}/mcp", profiles)
-        uvicorn.run(build_http_app(runtime, mcp, host), host=host, port=port, log_level="warning")
+        http_server(build_http_app(runtime, mcp, host), host, port).run()
     finally:
         runtime.close()  # an owner hands the store on to the processes still using it
 
@@ -187,6 +188,7 @@ COMMAND_MODULES = [
     "scoperag.server.engine_cli",
     "scoperag.server.data_cli",
     "scoperag.server.status_cli",
+    "scoperag.server.check_cli",
 ]
 
 
@@ -204,13 +206,20 @@ _register_commands()
 
 def main() -> None:
     """Console-script entry point: errors meant for people end it with one line, no traceback
-    (also those raised while a command sets up, e.g. a bad SCOPERAG_FIELDS_FILE at `serve`)."""
+    (also those raised while a command sets up, e.g. a bad SCOPERAG_FIELDS_FILE at `serve`); a
+    native crash (a signal in the engine) prints where it happened."""
+    faulthandler.enable()
     try:
         cli()
     except ScoperagError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(1)
-    except OSError as exc:  # e.g. a data dir that cannot be created
+    except OSError as exc:  # e.g. a data dir that cannot be created, or a full disk
+        if exc.errno == errno.ENOSPC:
+            from scoperag.core.disk_space import disk_full_message
+
+            click.echo(f"Error: {disk_full_message(load_settings().data_dir)}", err=True)
+            sys.exit(1)
         where = f" {exc.filename}" if exc.filename else ""
         click.echo(
             f"Error:{where}: {exc.strerror or exc} (check the path given, or SCOPERAG_DATA_DIR)",
