@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import faulthandler
 import json
@@ -130,7 +131,8 @@ def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
         from scoperag.server.http_limits import http_server
 
         announce("http", f"http://{host}:{port}/mcp", profiles)
-        http_server(build_http_app(runtime, mcp, host), host, port).run()
+        with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the Ctrl+C it handled
+            http_server(build_http_app(runtime, mcp, host), host, port).run()
     finally:
         runtime.close()  # an owner hands the store on to the processes still using it
 
