@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["EvalReport", "Store", "ToolCallError", "open"]
+__all__ = ["EvalReport", "Store", "ToolCallError", "open", "sample"]
 
 # public name -> the module that defines it
 _PUBLIC = {
     "Store": "scoperag.store",
     "open": "scoperag.store",
+    "sample": "scoperag.store",
     "ToolCallError": "scoperag.tool_methods",
     "EvalReport": "scoperag.evaluation",
 }

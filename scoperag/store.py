@@ -110,3 +110,13 @@ class Store:
 def open(data_dir: str | os.PathLike[str] | None = None, **options: Any) -> Store:  # noqa: A001
     """`Store(data_dir, **options)`."""
     return Store(data_dir, **options)
+
+
+def sample(profile: str) -> Path:
+    """The bundled sample of a profile (for pdf: the folder of sample PDFs), to try it on."""
+    from scoperag.core.errors import InvalidParameterError
+    from scoperag.server.demo import SAMPLE_COMMANDS, SAMPLES
+
+    if profile not in SAMPLE_COMMANDS:
+        raise InvalidParameterError("profile", profile, ", ".join(SAMPLE_COMMANDS))
+    return SAMPLES / SAMPLE_COMMANDS[profile][0]

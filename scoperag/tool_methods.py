@@ -4,6 +4,7 @@ as the docstring, its result model as the return value."""
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -70,6 +71,15 @@ def result_value(tool: Tool, structured: dict[str, Any] | None) -> Any:
     return structured
 
 
+def _plain(value: Any) -> Any:
+    """A value as JSON carries it: a path (or a list of paths) as its string."""
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
 def tool_method(
     tool: Tool, name: str, call: Callable[[str, dict[str, Any]], Any]
 ) -> Callable[..., Any]:
@@ -79,7 +89,7 @@ def tool_method(
 
     def method(*args: Any, **kwargs: Any) -> Any:
         arguments = signature.bind(*args, **kwargs).arguments
-        return call(tool.name, dict(arguments))
+        return call(tool.name, {key: _plain(value) for key, value in arguments.items()})
 
     method.__name__ = name
     method.__qualname__ = name

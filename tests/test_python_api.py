@@ -29,7 +29,7 @@ PDF = SAMPLES / "qpdf-page-labels-num-tree.pdf"
 def store(embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
     """A store with every profile's bundled sample ingested through the API."""
     with Store(tmp_path_factory.mktemp("api"), embedder=embedder, progress=False) as opened:
-        opened.pdf.ingest([str(PDF)])
+        opened.pdf.ingest([PDF])  # a Path is sent as its string
         opened.books.ingest(str(SAMPLES / "pride-and-prejudice-ch1-3.txt"), "pride")
         opened.memory.ingest(str(SAMPLES / "memories.json"))
         opened.dnd.ingest([str(SAMPLES / "dnd")])
@@ -47,7 +47,7 @@ def test_importing_scoperag_loads_no_heavy_dependency() -> None:
 
 
 def test_all_names_exactly_the_public_api() -> None:
-    assert sorted(scoperag.__all__) == ["EvalReport", "Store", "ToolCallError", "open"]
+    assert sorted(scoperag.__all__) == ["EvalReport", "Store", "ToolCallError", "open", "sample"]
     for name in scoperag.__all__:
         assert getattr(scoperag, name) is not None
     with pytest.raises(AttributeError):
