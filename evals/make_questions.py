@@ -5,7 +5,8 @@
 - dnd_names.jsonl: evals/data/dnd_name_queries.json, one lookup (limit 3) a typed name,
   relevant = the intended name (run with `--k 1`: top-1 accuracy);
 - memory_devbench.jsonl: the devbench queries of ../shared/data/memories, one `search`
-  (page_size 5) a question, relevant = its expected tags; negatives expect nothing.
+  (page_size 5) a question, relevant = its expected tags; negatives expect nothing
+  (memory_devbench_floor_0.5.jsonl: the same with min_similarity 0.5).
 
     python evals/make_questions.py
     scoperag eval evals/questions/pdf_known_pages.jsonl    # on a store holding ../shared/data/pdf
@@ -57,12 +58,13 @@ def dnd_names() -> list[dict[str, Any]]:
     ]
 
 
-def memory_devbench() -> list[dict[str, Any]]:
+def memory_devbench(floor: float | None = None) -> list[dict[str, Any]]:
+    given = {} if floor is None else {"min_similarity": floor}
     return [
         {
             "id": f"{query['category']}: {query['id']}",
             "tool": "search",
-            "arguments": {"query": query["question"], "page_size": 5},
+            "arguments": {"query": query["question"], "page_size": 5, **given},
             "relevant": [{"tags": tag} for tag in query["expected_tags"]],
         }
         for query in _read(DEVBENCH)["queries"]
@@ -71,9 +73,14 @@ def memory_devbench() -> list[dict[str, Any]]:
 
 def main() -> None:
     OUT.mkdir(exist_ok=True)
-    for make in (pdf_known_pages, dnd_names, memory_devbench):
-        questions = make()
-        path = OUT / f"{make.__name__}.jsonl"
+    files = {
+        "pdf_known_pages": pdf_known_pages(),
+        "dnd_names": dnd_names(),
+        "memory_devbench": memory_devbench(),
+        "memory_devbench_floor_0.5": memory_devbench(0.5),
+    }
+    for name, questions in files.items():
+        path = OUT / f"{name}.jsonl"
         lines = [json.dumps(q, ensure_ascii=False) + "\n" for q in questions]
         path.write_text("".join(lines), encoding="utf-8")
         print(f"wrote {len(questions)} questions to {path}")

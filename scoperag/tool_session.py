@@ -8,6 +8,7 @@ from a script and from a notebook cell, whose thread already runs an event loop.
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -18,6 +19,19 @@ from fastmcp.tools import Tool
 from scoperag.tool_methods import ToolCallError, result_value
 
 T = TypeVar("T")
+# the thread a session's loop runs in, and so its in-memory server
+THREAD_NAME = "scoperag-tools"
+
+
+class _AnsweredErrors(logging.Filter):
+    """Leaves out the server's log line about a call a session refused or failed: the caller
+    gets it as `ToolCallError`. A record with a traceback (an unexpected failure) stays."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.threadName == THREAD_NAME and not record.exc_info)
+
+
+logging.getLogger("fastmcp.server.server").addFilter(_AnsweredErrors())
 
 
 class ToolSession:
@@ -27,7 +41,7 @@ class ToolSession:
         self.progress = progress
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
-            target=self._loop.run_forever, name="scoperag-tools", daemon=True
+            target=self._loop.run_forever, name=THREAD_NAME, daemon=True
         )
         self._thread.start()
         self._client: Client | None = None

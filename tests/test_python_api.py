@@ -95,6 +95,14 @@ async def test_a_refused_value_raises_the_tools_own_message(store: Store) -> Non
     assert refused.value.tool == "qdrant-find" and "'limit'" in str(refused.value)
 
 
+def test_a_refused_call_is_not_also_logged(store: Store, capfd: pytest.CaptureFixture[str]) -> None:
+    """The exception is the report: a notebook shows no server log line beside it."""
+    with pytest.raises(ToolCallError):
+        store.pdf.find("x", limit=0)
+    printed = capfd.readouterr()
+    assert "qdrant-find" not in printed.out + printed.err
+
+
 def test_an_unknown_keyword_is_a_type_error(store: Store) -> None:
     with pytest.raises(TypeError, match="page_lable"):
         store.pdf.find("x", page_lable="IV")
