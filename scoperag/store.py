@@ -64,12 +64,13 @@ class Store:
     def profile(self, name: str) -> Profile:
         """The object of profile `name` (also `store.<name>`); an error if it is not served."""
         from scoperag.core.errors import InvalidParameterError
-        from scoperag.profile_handle import Profile
+        from scoperag.profile_handle import BookProfile, Profile
 
         if name not in self.settings.profiles:
             raise InvalidParameterError("profile", name, ", ".join(self.settings.profiles))
         if name not in self._profiles:
-            self._profiles[name] = Profile(self, name)
+            kind = BookProfile if name == "books" else Profile
+            self._profiles[name] = kind(self, name)
         return self._profiles[name]
 
     def call(self, tool: str, **arguments: Any) -> Any:
@@ -107,7 +108,7 @@ class Store:
         self.close()
 
 
-def open(data_dir: str | os.PathLike[str] | None = None, **options: Any) -> Store:  # noqa: A001
+def open(data_dir: str | os.PathLike[str] | None = None, **options: Any) -> Store:
     """`Store(data_dir, **options)`."""
     return Store(data_dir, **options)
 

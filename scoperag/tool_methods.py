@@ -63,6 +63,22 @@ def tool_signature(tool: Tool) -> inspect.Signature:
     )
 
 
+def check_arguments(tool: Tool, arguments: dict[str, Any]) -> None:
+    """Refuse, as the tool would, arguments its parameters do not accept (tools declared by
+    a parameters model; the others check theirs when called)."""
+    from pydantic import ValidationError
+
+    from scoperag.server.tooling import describe_validation_error
+
+    model = getattr(tool, "params_model", None)
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        return
+    try:
+        model.model_validate(arguments)
+    except ValidationError as exc:
+        raise ToolCallError(tool.name, describe_validation_error(exc, model.model_fields)) from None
+
+
 def result_value(tool: Tool, structured: dict[str, Any] | None) -> Any:
     """A tool's structured result as its result model (a dict where the tool declares none)."""
     model = tool.return_type

@@ -111,6 +111,10 @@ def test_an_unknown_keyword_is_a_type_error(store: Store) -> None:
 async def test_a_sync_call_works_inside_a_running_event_loop(store: Store) -> None:
     """A notebook cell's thread runs an event loop: the methods must not need it."""
     assert store.pdf.find("page labels", limit=1).hits
+    assert store.pdf.retriever(top_k=1).retrieve("page labels")
+    store.books.set_position("pride", sentence=20, reader="loop")
+    assert store.books.retriever("pride", reader="loop").retrieve("Mr. Bingley")
+    assert store.list().profiles
 
 
 def test_a_profile_not_served_is_an_error_naming_the_served_ones(
@@ -133,6 +137,14 @@ def test_pdf_retriever_applies_its_filters(store: Store) -> None:
 def test_a_retriever_with_an_unknown_filter_is_refused_when_made(store: Store) -> None:
     with pytest.raises(TypeError, match="page_lable"):
         store.pdf.retriever(page_lable="ii")
+
+
+def test_a_retriever_with_a_refused_value_is_refused_when_made(store: Store) -> None:
+    with pytest.raises(ToolCallError, match="Invalid value for 'limit': 0"):
+        store.pdf.retriever(top_k=0)
+    store.books.set_position("pride", sentence=20, reader="bob")
+    with pytest.raises(ToolCallError, match="Invalid value for 'top_k': 0"):
+        store.books.retriever("pride", reader="bob", top_k=0)
 
 
 @pytest.mark.parametrize(
