@@ -53,7 +53,11 @@ class Store:
             resolved = resolved.model_copy(update={"allowed_dirs": [Path(Path.cwd().anchor)]})
         self.settings = resolved
         self.runtime = Runtime(resolved, embedder)
-        self._session = ToolSession(build_server(self.runtime), progress)
+        try:
+            self._session = ToolSession(build_server(self.runtime), progress)
+        except BaseException:
+            self.runtime.close()
+            raise
         self._profiles: dict[str, Profile] = {}
 
     def __getattr__(self, name: str) -> Profile:
