@@ -65,6 +65,13 @@ class Store:
             raise AttributeError(f"{type(self).__name__!r} has no attribute {name!r}")
         return self.profile(name)
 
+    def __dir__(self) -> list[str]:
+        return sorted({*super().__dir__(), *self.settings.profiles})
+
+    def __repr__(self) -> str:
+        profiles = ", ".join(self.settings.profiles)
+        return f"<scoperag Store {self.settings.data_dir} ({profiles})>"
+
     def profile(self, name: str) -> Profile:
         """The object of profile `name` (also `store.<name>`); an error if it is not served."""
         from scoperag.core.errors import InvalidParameterError

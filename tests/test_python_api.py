@@ -124,6 +124,7 @@ def test_a_profile_not_served_is_an_error_naming_the_served_ones(
         assert only_pdf.pdf.documents().documents == []
         with pytest.raises(ScoperagError, match="Accepted: pdf"):
             only_pdf.books  # noqa: B018
+        assert "pdf" in dir(only_pdf) and "books" not in dir(only_pdf)
 
 
 def test_pdf_retriever_applies_its_filters(store: Store) -> None:
