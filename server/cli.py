@@ -191,6 +191,7 @@ COMMAND_MODULES = [
     "scoperag.server.data_cli",
     "scoperag.server.status_cli",
     "scoperag.server.check_cli",
+    "scoperag.server.eval_cli",
 ]
 
 
