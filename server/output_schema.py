@@ -4,7 +4,7 @@ optional value of one simple type, instead of pydantic's `anyOf` of two schemas.
 Both forms accept exactly the same values. A client validating a result against `anyOf` tries
 the first branch, builds an error object when the value is null, then tries the second; with a
 list of types it makes one type check. MCP's Python client (jsonschema) checks a page of 20 D&D
-hits in 1.6 ms instead of 2.4 ms (issue 15). Input schemas keep `anyOf`: some clients that turn
+hits in 1.6 ms where `anyOf` takes 2.4 ms. Input schemas keep `anyOf`: some clients that turn
 them into function declarations for their model refuse a list of types.
 """
 
