@@ -1,11 +1,11 @@
 """Qdrant's filters, orders and points in qdrant-client's names and shapes, without qdrant-client.
 
-scoperag's searches build their filters and read their hits with these (issue 15): importing
+scoperag's searches build their filters and read their hits with these: importing
 qdrant-client takes 1.1-1.5 s, most of a freshly started server's first answer, and the
 embedded engine (Qdrant Edge) has no use for it. Each class has the name and the fields of its
 `qdrant_client.models` namesake, so the Edge translation (`core.edge_filters`) takes either,
 and `to_client` turns these into qdrant-client's models for local mode and a Qdrant server. A
-filter built from `qdrant_client.models` (a notebook's, say) works on every engine as before.
+filter built from `qdrant_client.models` (a notebook's, say) works on every engine too.
 """
 
 from __future__ import annotations

@@ -15,7 +15,10 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 PROFILES = ("pdf", "books", "memory", "dnd", "docs")
 DEFAULT_MODELS = {
     "local": "sentence-transformers/all-MiniLM-L6-v2",
-    "ollama": "all-minilm",  # Ollama's all-MiniLM-L6-v2: `ollama pull all-minilm`
+    # BAAI/bge-base-en-v1.5 (768-d, the model the books specification names) as a GGUF build
+    # Ollama pulls from the Hugging Face hub; `all-minilm` (all-MiniLM-L6-v2, 384-d) is the light
+    # choice
+    "ollama": "hf.co/CompendiumLabs/bge-base-en-v1.5-gguf:Q8_0",
 }
 
 

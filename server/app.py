@@ -1,7 +1,7 @@
 """The main FastMCP server: the tools of each enabled profile, added as one provider each.
 
 Providers rather than mounted sub-servers: a call to a mounted server runs a second middleware
-chain and tool lookup, a millisecond per call (issue 15).
+chain and tool lookup, a millisecond per call.
 """
 
 from __future__ import annotations

@@ -128,7 +128,7 @@ class PdfService:
 def _ingest(
     runtime: Runtime, files: list[Path], collection: str, document_id: str | None, progress: Any
 ) -> IngestResult:
-    # imported here: pypdf is a quarter of a second that no search needs (issue 15, start-up)
+    # imported here: pypdf is a quarter of a second of start-up that no search needs
     from scoperag.pipelines.pdf import ingest_pdfs
 
     indexes = pdf_indexes(runtime.settings)
