@@ -31,7 +31,8 @@ from scoperag.core.contracts.memory import (
 from scoperag.core.embeddings import Embedder
 from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.core.node_payload import text_node_payload
-from scoperag.pipelines.memory_order import assign_order
+from scoperag.core.settings import Settings
+from scoperag.pipelines.memory_order import assign_order, writers_take_turns
 from scoperag.pipelines.point_ids import stable_id
 
 Progress = Callable[[int, int], None]
@@ -117,13 +118,17 @@ def store_memories(
     memories: Sequence[MemoryPayload],
     progress: Progress | None = None,
     batch_size: int = 256,
+    data_dir: Path | None = None,
 ) -> StoreReport:
     """Embed and write the memories not stored yet, in batches; the rest are duplicates.
 
-    The collection is prepared once; memories stored before the order key existed get theirs
-    on the next newest-first read (`backfill_order`), which new keys never collide with."""
+    Each batch is embedded first, then given its order keys and written while this data dir's
+    writers take turns (`data_dir`, default the settings'), so keys stay unique across
+    processes. Memories stored before the order key existed get theirs on the next
+    newest-first read (`backfill_order`), which new keys never collide with."""
     prepare_for_writing(backend, embedder, COLLECTION, MEMORY_INDEXES)
     keywords = backend.has_keywords(COLLECTION)
+    turns = data_dir or Settings().data_dir
     report = StoreReport()
     first: dict[str, MemoryPayload] = {}
     for memory in memories:
@@ -135,18 +140,18 @@ def store_memories(
         batch = unique[start : start + batch_size]
         stored = existing_hashes(backend, [memory.content_hash for memory in batch])
         new = [memory for memory in batch if memory.content_hash not in stored]
-        report.duplicates += [
-            memory.content_hash for memory in batch if memory.content_hash in stored
-        ]
-        if new:
-            assign_order(backend, new)
-            vectors = embedder.embed_texts([memory.content for memory in new])
-            points = [
-                memory_point(memory, vector, keywords)
-                for memory, vector in zip(new, vectors, strict=True)
+        vectors = embedder.embed_texts([memory.content for memory in new]) if new else []
+        with writers_take_turns(turns):
+            stored |= existing_hashes(backend, [memory.content_hash for memory in new])
+            fresh = [
+                (m, v) for m, v in zip(new, vectors, strict=True) if m.content_hash not in stored
             ]
-            backend.upsert_points(COLLECTION, points)
-            report.stored += [memory.content_hash for memory in new]
+            assign_order(backend, [memory for memory, _ in fresh])
+            points = [memory_point(memory, vector, keywords) for memory, vector in fresh]
+            if points:
+                backend.upsert_points(COLLECTION, points)
+        report.duplicates += [m.content_hash for m in batch if m.content_hash in stored]
+        report.stored += [memory.content_hash for memory, _ in fresh]
         if progress:
             progress(start + len(batch), len(unique))
     return report
@@ -201,9 +206,17 @@ def read_memories(path: Path) -> tuple[list[MemoryPayload], list[str]]:
 
 
 def import_memories(
-    path: Path, backend: VectorBackend, embedder: Embedder, progress: Progress | None = None
+    path: Path,
+    backend: VectorBackend,
+    embedder: Embedder,
+    progress: Progress | None = None,
+    data_dir: Path | None = None,
 ) -> ImportReport:
     """Import a JSON file of memories; a bad item is reported and skipped, duplicates kept once."""
     memories, skipped = read_memories(path)
-    stored = store_memories(backend, embedder, memories, progress) if memories else StoreReport()
+    stored = (
+        store_memories(backend, embedder, memories, progress, data_dir=data_dir)
+        if memories
+        else StoreReport()
+    )
     return ImportReport(file=str(path), skipped=skipped, **stored.model_dump())

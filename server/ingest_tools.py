@@ -126,7 +126,9 @@ def add_memory_ingest(tools: LocalProvider, runtime: Runtime) -> None:
             def memories(done: int, total: int) -> None:
                 progress(done, total, file.name)
 
-            return import_memories(file, runtime.backend, runtime.embedder, memories)
+            return import_memories(
+                file, runtime.backend, runtime.embedder, memories, runtime.settings.data_dir
+            )
 
         deadline = runtime.settings.ingest_deadline_seconds
         return (await run_with_progress(ctx, work, deadline)).model_dump()
