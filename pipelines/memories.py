@@ -30,7 +30,9 @@ from scoperag.core.contracts.memory import (
 )
 from scoperag.core.embeddings import Embedder
 from scoperag.core.errors import InvalidParameterError, ScoperagError
+from scoperag.core.ingest_limits import check_count, checkpoint, first_problems, open_source
 from scoperag.core.node_payload import text_node_payload
+from scoperag.core.open_beneath import SourceRefusedError
 from scoperag.core.settings import Settings
 from scoperag.pipelines.memory_order import assign_order, writers_take_turns
 from scoperag.pipelines.point_ids import stable_id
@@ -141,6 +143,7 @@ def store_memories(
         stored = existing_hashes(backend, [memory.content_hash for memory in batch])
         new = [memory for memory in batch if memory.content_hash not in stored]
         vectors = embedder.embed_texts([memory.content for memory in new]) if new else []
+        checkpoint()  # a cancelled or late import stops here, before this batch is written
         with writers_take_turns(turns):
             stored |= existing_hashes(backend, [memory.content_hash for memory in new])
             fresh = [
@@ -182,13 +185,19 @@ class ImportReport(StoreReport):
     """Outcome of importing one file: what was stored, already there, or skipped and why."""
 
     file: str
-    skipped: list[str] = Field(default_factory=list, description="One line per item skipped.")
+    skipped: list[str] = Field(
+        default_factory=list, description="One line per item skipped (the first 100)."
+    )
+    skipped_count: int = Field(default=0, description="How many items were skipped in all.")
 
 
 def read_memories(path: Path) -> tuple[list[MemoryPayload], list[str]]:
     """Memories of a JSON file (a list, or an object with a `memories` list); bad items listed."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with open_source(path) as file:
+            data = json.loads(file.read().decode("utf-8"))
+    except SourceRefusedError as exc:
+        raise ScoperagError(f"{path}: not read, {exc}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ScoperagError(f"{path}: not a readable JSON file ({exc})") from None
     items = data.get("memories") if isinstance(data, dict) else data
@@ -196,6 +205,10 @@ def read_memories(path: Path) -> tuple[list[MemoryPayload], list[str]]:
         raise ScoperagError(
             f"{path}: expected a JSON list of memories or an object with a 'memories' list"
         )
+    try:
+        check_count(len(items), "items")
+    except SourceRefusedError as exc:
+        raise ScoperagError(f"{path}: not read, {exc}") from None
     memories, skipped = [], []
     for index, item in enumerate(items):
         try:
@@ -219,4 +232,9 @@ def import_memories(
         if memories
         else StoreReport()
     )
-    return ImportReport(file=str(path), skipped=skipped, **stored.model_dump())
+    return ImportReport(
+        file=str(path),
+        skipped=first_problems(skipped),
+        skipped_count=len(skipped),
+        **stored.model_dump(),
+    )

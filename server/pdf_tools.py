@@ -170,7 +170,7 @@ def build(runtime: Runtime) -> LocalProvider:
         return await run_with_progress(
             ctx,
             lambda p: service().ingest(paths, document_id, p),
-            runtime.settings.ingest_deadline_seconds,
+            runtime.settings,
         )
 
     return tools
