@@ -1,5 +1,6 @@
 """Memories written at once from several processes and threads: none refused, every order key
-unique, newest-first order by creation time (real `scoperag serve` stdio servers)."""
+unique, newest-first order by creation time to the millisecond (real `scoperag serve` stdio
+servers)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from scoperag.core.contracts.memory import COLLECTION, ORDER_KEY, TIME_KEY
 from scoperag.core.embeddings import Embedder
 from scoperag.core.settings import Settings
 from scoperag.pipelines.memories import make_memory, store_memories
-from scoperag.pipelines.memory_order import SLOTS, order_base
+from scoperag.pipelines.memory_order import SLOT_BITS, SLOTS, order_base
 from scoperag.server.runtime import Runtime
 
 STAMP = "2026-03-01T12:00:00Z"
@@ -104,7 +105,7 @@ async def test_eight_writers_in_processes_and_threads_get_unique_ordered_keys(
     keys = [(record.payload or {})[ORDER_KEY] for record in records]
     times = [(record.payload or {})[TIME_KEY] for record in records]
     assert len(records) == expected and len(set(keys)) == expected
-    assert times == sorted(times, reverse=True)
+    assert [key >> SLOT_BITS for key in keys] == [order_base(t) >> SLOT_BITS for t in times]
     base = order_base(make_memory("x", None, None, STAMP).created_at_ts)
     tied = [key for key, time in zip(keys, times, strict=True) if time == times[-1]]
     assert len(tied) == PROCESSES * PER_FILE + THREADS * PER_THREAD
