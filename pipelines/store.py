@@ -38,7 +38,9 @@ class EmbedNodes(TransformComponent):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
     embedder: Embedder = Field(exclude=True)
-    batch_size: int = 64
+    # A batch is where progress is reported and a stopped ingestion stops: 16 texts take a
+    # fraction of a second, and the encoder runs its own smaller batches anyway.
+    batch_size: int = 16
     progress: Progress | None = Field(default=None, exclude=True)
 
     def __call__(self, nodes: Sequence[BaseNode], **kwargs: object) -> Sequence[BaseNode]:
