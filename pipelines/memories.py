@@ -128,9 +128,10 @@ def store_memories(
     writers take turns (`data_dir`, default the settings'), so keys stay unique across
     processes. Memories stored before the order key existed get theirs on the next
     newest-first read (`backfill_order`), which new keys never collide with."""
-    prepare_for_writing(backend, embedder, COLLECTION, MEMORY_INDEXES)
-    keywords = backend.has_keywords(COLLECTION)
     turns = data_dir or Settings().data_dir
+    with writers_take_turns(turns):  # the first writer creates the collection, the rest wait
+        prepare_for_writing(backend, embedder, COLLECTION, MEMORY_INDEXES)
+    keywords = backend.has_keywords(COLLECTION)
     report = StoreReport()
     first: dict[str, MemoryPayload] = {}
     for memory in memories:
