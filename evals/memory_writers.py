@@ -2,12 +2,12 @@
 
     python evals/memory_writers.py [--processes 4] [--writers 2] [--calls 50]
 
-Starts `--processes` `scoperag serve` stdio servers (profile memory) on a fresh data dir (their
-first writes create the collection at once); each
-runs `--writers` clients' worth of concurrent `store_memory` calls, `--calls` each, all at
-once. Prints the calls, the refusals (error results, with the first message), the memories
-stored, how many share a `created_order` with another, and whether newest-first order follows
-the creation times to the millisecond (one millisecond's memories come in the order written).
+Starts `--processes` `scoperag serve` stdio servers (profile memory) on a fresh data dir; each
+runs `--writers` clients' worth of concurrent `store_memory` calls, `--calls` each, all at once
+(the first writes create the collection at the same moment). Prints the calls, the refusals
+(error results, with the first message), the memories stored, how many share a
+`created_order` with another, and whether newest-first order follows the creation times to the
+millisecond (one millisecond's memories come in the order written).
 """
 
 from __future__ import annotations
