@@ -128,3 +128,14 @@ async def test_a_cancelled_call_stops_inside_a_file_and_writes_none_of_it(
         group.start_soon(call)
     # The next call waits for the cancelled one to wind down (calls are serialised).
     assert await _documents(runtime) == []
+
+
+async def test_a_call_over_many_bad_files_lists_the_first_hundred(
+    make_runtime: Callable[..., Runtime], allowed: Path
+) -> None:
+    for n in range(105):
+        (allowed / f"bad-{n:03}.pdf").write_bytes(b"not a PDF")
+    runtime = make_runtime(profiles=["pdf"], allowed_dirs=[allowed])
+    result = await _call(runtime, "qdrant-ingest-pdf", {"paths": [str(allowed)]})
+    assert result["skipped"] == 105 and len(result["files"]) == 100
+    assert Path(result["files"][-1]["path"]).name == "bad-099.pdf"
