@@ -87,8 +87,8 @@ def checkpoint() -> None:
 
 def open_source(path: Path) -> BinaryIO:
     """`path` opened for reading: a regular file within the byte cap, below the allowed folders
-    without following links when the ingestion names them. Raises `SourceCapError`, or
-    `OSError` for a file that cannot be opened."""
+    without following links when the ingestion names them. Raises `SourceRefusedError` (over
+    the cap, not a regular file, reached through a link), or `OSError` if it cannot be opened."""
     limits = current_limits()
     if limits.roots is not None:
         fd = open_beneath(path, limits.roots)
