@@ -77,6 +77,24 @@ class Settings(BaseSettings):
     ingest_deadline_seconds: float = Field(
         default=1800, gt=0, description="An MCP ingest call stops after this many seconds."
     )
+    max_source_mb: float = Field(
+        default=256,
+        gt=0,
+        description="Largest file an ingestion reads, in MiB: a bigger one is refused by its "
+        "size, before it is parsed.",
+    )
+    max_pdf_pages: int = Field(
+        default=5000,
+        ge=1,
+        description="Most pages a PDF may have: one with more is refused before its text is read.",
+    )
+    max_items: int = Field(
+        default=100_000,
+        ge=1,
+        description="Most items one file may hold (memories in a memories file, lines of a docs "
+        "JSONL file, records of an Open5e JSON file): a file with more is refused before any "
+        "is embedded.",
+    )
     pdf_collection: str = Field(default="pdf_pages", description="Collection of the pdf profile.")
     http_token: SecretStr | None = Field(
         default=None,

@@ -23,6 +23,7 @@ from scoperag.server.dnd_tools import (
     Lookup,
     SearchParams,
 )
+from scoperag.server.ingest_reports import file_entries
 from scoperag.server.runtime import Runtime
 
 if TYPE_CHECKING:
@@ -179,10 +180,9 @@ def ingest_paths(
     from scoperag.pipelines.dnd import ingest_folders  # LlamaIndex: ingestion only
 
     reports = ingest_folders(paths, runtime.backend, runtime.embedder, progress)
-    files = [{k: v for k, v in vars(report).items() if v not in (None, [])} for report in reports]
     ok = sum(report.ok for report in reports)
     return IngestResult(
-        files=files,
+        files=file_entries(reports),
         ingested=ok,
         skipped=len(reports) - ok,
         items=sum(report.items for report in reports),

@@ -33,6 +33,7 @@ from scoperag.core.contracts.dnd import (
 )
 from scoperag.core.fields import FilterableField
 from scoperag.core.param_types import Query, StrictParams
+from scoperag.server.ingest_reports import FILES_DESCRIPTION
 from scoperag.server.ingest_tools import add_dnd_ingest
 from scoperag.server.runtime import Runtime
 from scoperag.server.tooling import ModelTool, NoParams, params_model
@@ -118,7 +119,7 @@ class DocumentList(BaseModel):
 
 
 class IngestResult(BaseModel):
-    files: list[dict[str, Any]]
+    files: list[dict[str, Any]] = Field(description=FILES_DESCRIPTION)
     ingested: int = Field(description="Files whose items were written.")
     skipped: int = Field(description="Files skipped: unreadable, or holding no kind ingested.")
     items: int = Field(description="Items written in all.")

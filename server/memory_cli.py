@@ -29,7 +29,11 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         try:
             report = run_friendly(
                 lambda: import_memories(
-                    file, runtime.backend, runtime.embedder, lambda d, t: bar(d, t, file.name)
+                    file,
+                    runtime.backend,
+                    runtime.embedder,
+                    lambda d, t: bar(d, t, file.name),
+                    runtime.settings.data_dir,
                 )
             )
         finally:

@@ -23,7 +23,7 @@ from scoperag.core.contracts.memory import (
 )
 from scoperag.core.errors import InvalidParameterError
 from scoperag.core.fields import build_filter, empty_selection
-from scoperag.pipelines.memory_order import backfill_order, last_order_key
+from scoperag.pipelines.memory_order import backfill_order, order_bound
 from scoperag.retrievers.ranked import RankedPage, ranked_page
 from scoperag.retrievers.searches import BrowseSearch, HybridSearch, TextQuery
 from scoperag.server.memory_tools import (
@@ -87,7 +87,9 @@ class MemoryService:
 
         memory = make_memory(params.content, params.tags, params.memory_type, None, params.metadata)
         runtime = self.runtime
-        report = store_memories(runtime.backend, runtime.embedder, [memory])
+        report = store_memories(
+            runtime.backend, runtime.embedder, [memory], data_dir=runtime.settings.data_dir
+        )
         stored = bool(report.stored)
         message = "Stored." if stored else "Already stored (same content): nothing changed."
         return StoreMemoryResult(content_hash=memory.content_hash, stored=stored, message=message)
@@ -165,8 +167,8 @@ class MemoryService:
     ) -> tuple[int, list[MemoryRow]]:
         """A page newest first; `before` (the date window's end) is where the order starts."""
         backend = self.runtime.backend
-        backfill_order(backend)  # memories stored before the order key existed
-        start = None if before is None else last_order_key(before)
+        backfill_order(backend, self.runtime.settings.data_dir)  # stored without an order key
+        start = None if before is None else order_bound(before)
         browse = BrowseSearch(backend, COLLECTION, ORDER_KEY, flt, offset, size, start)
         total = browse.total()
         records = browse.records() if offset < total else []

@@ -15,6 +15,7 @@ from scoperag.core.node_payload import stored_text_and_metadata
 from scoperag.core.paths import expand_files, files_to_ingest
 from scoperag.pipelines.page_labels import label_runs
 from scoperag.retrievers.searches import HybridSearch, TextQuery
+from scoperag.server.ingest_reports import file_entries
 from scoperag.server.pdf_tools import (
     DocumentInfo,
     DocumentList,
@@ -139,9 +140,8 @@ def _ingest(
 
 
 def _ingest_result(reports: list[FileReport]) -> IngestResult:
-    files = [{k: v for k, v in vars(report).items() if v not in (None, [])} for report in reports]
     ok = sum(report.ok for report in reports)
-    return IngestResult(files=files, ingested=ok, skipped=len(reports) - ok)
+    return IngestResult(files=file_entries(reports), ingested=ok, skipped=len(reports) - ok)
 
 
 def ingest_paths(
