@@ -188,6 +188,7 @@ COMMAND_MODULES = [
     "scoperag.server.engine_cli",
     "scoperag.server.data_cli",
     "scoperag.server.status_cli",
+    "scoperag.server.search_cli",
 ]
 
 

@@ -159,7 +159,7 @@ async def test_quote_errors_show_no_sentence_past_the_readers_position(
         ({"sentence": 100000}, "Invalid value for 'sentence': 100000. Accepted: 0 to 197"),
         ({"chapter": 9}, "Invalid value for 'chapter': 9. Accepted: chapters 0-3"),
         ({"sentence": -1}, "Invalid value for 'sentence': -1"),
-        ({"quote": "?!"}, "Invalid value for 'quote': '?!'"),
+        ({"quote": "?!"}, "Invalid value for 'quote': \"?!\""),
     ],
 )
 async def test_bad_positions_name_parameter_value_and_accepted(
@@ -172,7 +172,7 @@ async def test_bad_positions_name_parameter_value_and_accepted(
 async def test_unknown_book_lists_the_books(books_runtime: Runtime) -> None:
     for tool, extra in [("get_reading_position", {}), ("search_book", {"query": "x"})]:
         message = await error(books_runtime, tool, book_id="Pride", **extra)
-        assert "Invalid value for 'book_id': 'Pride'. Accepted: pride" in message
+        assert "Invalid value for 'book_id': \"Pride\". Accepted: pride" in message
 
 
 async def test_search_without_a_position_says_to_set_one(books_runtime: Runtime) -> None:

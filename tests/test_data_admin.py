@@ -116,7 +116,7 @@ def test_unknown_names_are_errors_listing_what_exists(shared_stock: Runtime) -> 
         delete(backend, settings, "docs", "nope")
     with pytest.raises(ScoperagError, match="No D&D document 'srd' is stored"):
         delete(backend, settings, "dnd", "srd")
-    with pytest.raises(ScoperagError, match="'profile': 'nope'. Accepted: pdf, books"):
+    with pytest.raises(ScoperagError, match="'profile': \"nope\". Accepted: pdf, books"):
         delete(backend, settings, "collection", "nope")
     assert backend.count("docs", None) > 0  # nothing was deleted on the way
 
