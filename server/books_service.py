@@ -21,7 +21,7 @@ from scoperag.server.books_tools import (
 )
 from scoperag.server.runtime import Runtime
 
-NO_BOOKS = "none yet: ingest one with `scoperag ingest book PATH --book-id ID`"
+NO_BOOKS = "none yet: ingest one with `scoperag ingest books PATH --book-id ID`"
 _SHOWN_CANDIDATES = 5
 
 

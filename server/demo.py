@@ -20,8 +20,8 @@ SAMPLES = Path(__file__).parent / "samples"
 # profile -> its bundled sample and the command that ingests it
 SAMPLE_COMMANDS = {
     "pdf": ("", "scoperag ingest pdf {path}"),
-    "books": ("pride-and-prejudice-ch1-3.txt", "scoperag ingest book {path} --book-id pride"),
-    "memory": ("memories.json", "scoperag ingest memories {path}"),
+    "books": ("pride-and-prejudice-ch1-3.txt", "scoperag ingest books {path} --book-id pride"),
+    "memory": ("memories.json", "scoperag ingest memory {path}"),
     "dnd": ("dnd", "scoperag ingest dnd {path}"),
     "docs": ("docs.jsonl", "scoperag ingest docs {path}"),
 }

@@ -43,7 +43,7 @@ from scoperag.server.toon_output import PageFigures, toon_result
 
 MAX_RANKED = 1000  # ranked results stop at this many (the most similar)
 EMPTY_HINT = (
-    "No memories are stored yet: call store_memory, or run `scoperag ingest memories FILE.json` "
+    "No memories are stored yet: call store_memory, or run `scoperag ingest memory FILE.json` "
     "or call the ingest_memories tool."
 )
 _SHA256 = re.compile(r"[0-9a-f]{64}")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from scoperag.server.cli import load_settings
-from scoperag.server.profile_names import ProfileName
+from scoperag.server.profile_args import ProfileName
 
 if TYPE_CHECKING:
     from mcp.types import Tool

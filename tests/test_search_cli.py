@@ -4,6 +4,7 @@ the bundled samples, calling the MCP tools through FastMCP's in-memory client.""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
@@ -17,6 +18,7 @@ from scoperag.server.search_cli import parse_value, parse_values
 def store(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The environment of a data dir holding the small sample PDF, the memories and D&D."""
     env = {"SCOPERAG_DATA_DIR": str(tmp_path_factory.mktemp("cli-store"))}
+    reports = tmp_path_factory.mktemp("reports")
     for args in (
         ["pdf", str(SAMPLES / "qpdf-page-labels-num-tree.pdf")],
         ["memories", str(SAMPLES / "memories.json")],
@@ -24,11 +26,19 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     ):
         result = CliRunner().invoke(cli, ["ingest", *args], env=env)
         assert result.exit_code == 0, result.output
-    return env
+        (reports / args[0]).write_text(result.output)
+    return {**env, "REPORTS": str(reports)}
 
 
 def run(store: dict[str, str], *args: str) -> Result:
     return CliRunner().invoke(cli, list(args), env=store)
+
+
+def test_ingest_counts_what_list_counts(store: dict[str, str]) -> None:
+    """`ingest dnd` reports the entries (points) `list` then shows, beside the files read."""
+    listed = json.loads(run(store, "list", "dnd", "--json").output)["profiles"][0]
+    report = (Path(store["REPORTS"]) / "dnd").read_text()
+    assert f"ingested {listed['points']} points (items) from 4 files" in report
 
 
 def test_search_pdf_passes_filters_from_the_tool_schema(store: dict[str, str]) -> None:
