@@ -134,3 +134,14 @@ def test_a_list_parameter_collects_repeated_values_or_one_json_list() -> None:
     assert parse_values(["a", "b"], schema) == ["a", "b"]
     assert parse_values(['["a", "b"]'], schema) == ["a", "b"]
     assert parse_values(["a"], schema) == ["a"]
+
+
+def test_the_demo_ends_with_the_next_three_commands(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["demo", "--data-dir", str(tmp_path / "demo")])
+    assert result.exit_code == 0, result.output
+    last = result.output.strip().splitlines()[-3:]
+    assert [line.split()[:2] for line in last] == [
+        ["scoperag", "ingest"],
+        ["scoperag", "search"],
+        ["scoperag", "serve"],
+    ]
