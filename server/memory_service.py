@@ -40,6 +40,7 @@ from scoperag.server.memory_tools import (
 )
 from scoperag.server.runtime import Runtime
 from scoperag.server.toon_output import PageFigures, toon_result
+from scoperag.server.unknown_values import unknown_value_notes
 
 MAX_RANKED = 1000  # ranked results stop at this many (the most similar)
 EMPTY_HINT = (
@@ -141,6 +142,9 @@ class MemoryService:
                 total, rows = self._newest(flt, values.get("end_date"), offset, params.page_size)
             if ranked and total == MAX_RANKED:
                 notes.append(f"ranked results stop at the {MAX_RANKED} most similar memories")
+            if not total:  # a tag or type nothing has says so (asked only of an empty result)
+                given_keys = {name: (name, values.get(name)) for name in ("tags", "memory_type")}
+                notes += unknown_value_notes(self.runtime.backend, COLLECTION, given_keys)
         return SearchResult(
             **PageFigures.of(params.page, params.page_size, total).model_dump(),
             mode=mode,

@@ -26,6 +26,7 @@ from scoperag.server.pdf_tools import (
     StoreResult,
 )
 from scoperag.server.runtime import Runtime
+from scoperag.server.unknown_values import unknown_value_notes
 
 if TYPE_CHECKING:
     from scoperag.pipelines.pdf import FileReport
@@ -72,8 +73,14 @@ class PdfService:
             _hit(*stored_text_and_metadata(point.payload or {}), score=point.score)
             for point in search.points(TextQuery(values["query"]))
         ]
-        notes = [None if hits else "No page matches these filters.", search.keyword_hint()]
+        notes = [] if hits else ["No page matches these filters.", *self._unknown(values)]
+        notes.append(search.keyword_hint())
         return FindResult(hits=hits, message=" ".join(note for note in notes if note) or None)
+
+    def _unknown(self, values: dict[str, Any]) -> list[str]:
+        """Notes on a document_id no page has (asked only when nothing matched)."""
+        given = {"document_id": ("document_id", values.get("document_id"))}
+        return unknown_value_notes(self.runtime.backend, self.collection, given)
 
     def store(self, params: StoreParams) -> StoreResult:
         from scoperag.server.pdf_notes import store_note  # LlamaIndex: writes only

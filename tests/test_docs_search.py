@@ -246,6 +246,18 @@ async def test_mixed_time_zones_name_the_same_instant(
         assert await _found(search, updated_after=text) == want
 
 
+@pytest.mark.parametrize(
+    ("name", "value"), [("doc_type", "runbooks"), ("agent_id", "agent-nobody"), ("status", "bogus")]
+)
+async def test_a_value_no_document_has_is_named_with_the_stored_ones(
+    search: Search, corpus: tuple[Runtime, list], name: str, value: str
+) -> None:
+    result = await search({"query": "deployment", name: value})
+    assert result["hits"] == []
+    stored = sorted({record[name] for record in corpus[1]})[0]
+    assert f"Unknown value \"{value}\" in '{name}'; stored: {stored}" in result["message"]
+
+
 async def test_hits_carry_text_score_and_the_contract_fields(
     search: Search, corpus: tuple[Runtime, list]
 ) -> None:

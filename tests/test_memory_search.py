@@ -314,6 +314,28 @@ async def test_an_empty_tag_list_matches_nothing_and_says_why(memory_server) -> 
 
 
 @pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        ({"tags": ["nosuchtag"], "mode": "tag"}, "Unknown value [\"nosuchtag\"] in 'tags'"),
+        ({"memory_type": "bogus", "mode": "faceted"}, "Unknown value \"bogus\" in 'memory_type'"),
+        ({"query": "locks", "memory_type": "bogus"}, "in 'memory_type'; stored: "),
+    ],
+)
+async def test_a_value_no_memory_has_is_named_with_the_stored_ones(
+    memory_server, memories, arguments, named
+) -> None:
+    result = await search(memory_server, **arguments)
+    assert result["total"] == 0 and named in result["note"]
+    stored = sorted({m.memory_type for m in memories} if "memory_type" in arguments else set())
+    assert all(kind in result["note"] for kind in stored[:3])
+
+
+async def test_a_stored_tag_that_matches_nothing_here_adds_no_note(memory_server) -> None:
+    real = await search(memory_server, tags=["bench:bugfix-5"], end_date="1990-01-01", mode="tag")
+    assert real["total"] == 0 and "Unknown value" not in (real.get("note") or "")
+
+
+@pytest.mark.parametrize(
     ("arguments", "words"),
     [
         ({"start_date": "2026/03/01"}, ["'start_date'", "'2026/03/01'", "YYYY-MM-DD"]),

@@ -200,6 +200,17 @@ async def test_what_does_not_exist_is_an_empty_result(
     assert result["hits"] == [] and result["message"]
 
 
+async def test_an_unknown_document_id_is_named_with_the_stored_ones(pdf_runtime: Runtime) -> None:
+    result = await find(pdf_runtime, query="encryption", document_id="qpdf-manual")
+    assert result["hits"] == []
+    assert "Unknown value \"qpdf-manual\" in 'document_id'; stored: " in result["message"]
+    assert "qpdf-manual-5.1.3" in result["message"]
+    known = await find(
+        pdf_runtime, query="encryption", document_id="qpdf-manual-5.1.3", page_label="no-such"
+    )
+    assert known["hits"] == [] and "Unknown value" not in known["message"]
+
+
 async def test_list_documents_gives_ids_page_counts_and_label_ranges(pdf_runtime: Runtime) -> None:
     async with Client(build_server(pdf_runtime)) as client:
         listing = (await client.call_tool("qdrant-list-documents", {})).structured_content
