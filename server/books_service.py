@@ -182,7 +182,8 @@ class BookService:
             runtime.backend, runtime.embedder, params.book_id, saved.sid, top_k=params.top_k
         ).chunk_runs(params.query)
         kept = [run for hit in hits if (run := spoiler_free(hit, saved.sid)) is not None]
-        merged = deduplicated(kept)
+        # best first, as every search lists its hits (the merge itself walks reading order)
+        merged = sorted(deduplicated(kept), key=lambda run: -(run.score or 0.0))
         return SearchBookResult(
             book_id=params.book_id,
             reader=reader,

@@ -207,7 +207,7 @@ async def test_search_cuts_the_straddling_chunk_exactly_at_the_position(
         assert later.text not in returned
 
 
-async def test_search_passages_are_within_the_position_in_order_and_once(
+async def test_search_passages_are_within_the_position_best_first_and_once(
     books_runtime: Runtime, book: Book
 ) -> None:
     reader = "order"
@@ -222,10 +222,12 @@ async def test_search_passages_are_within_the_position_in_order_and_once(
     )
     passages = result["passages"]
     assert result["chunks_retrieved"] == 20 and passages
+    scores = [passage["score"] for passage in passages]
+    assert scores == sorted(scores, reverse=True)  # best first
     previous_end = -1
-    for passage in passages:
+    for passage in sorted(passages, key=lambda p: p["pos_start"]):
         first, last = passage["pos_start"], passage["pos_end"]
-        assert previous_end < first <= last <= user_pos  # reading order, no overlap
+        assert previous_end < first <= last <= user_pos  # no overlap
         assert passage["text"] == text_of(book, first, last)  # each sentence once, none later
         assert passage["chapter"] == book.sentences[first].chapter
         previous_end = last
