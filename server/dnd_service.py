@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from scoperag.core import engine_models as models
 from scoperag.core.contracts.dnd import COLLECTION, DOCUMENTS, KINDS
+from scoperag.core.errors import as_json
 from scoperag.core.fields import FieldType, FilterableField, build_filter, empty_selection
 from scoperag.core.node_payload import stored_text_and_metadata
 from scoperag.retrievers.fusion import Ranked, reciprocal_rank_fusion
@@ -68,7 +69,7 @@ class DndService:
         if unknown:
             known = sorted(self.known_documents())
             return (
-                f"Unknown document slug(s) {unknown} in 'documents'; known slugs: "
+                f"Unknown document slug(s) {as_json(unknown)} in 'documents'; known slugs: "
                 f"{', '.join(known) or 'none'}. Nothing was searched."
             )
         return None
@@ -90,7 +91,8 @@ class DndService:
             known = self.runtime.backend.facet(COLLECTION, field.payload_key, of_kind, _MANY)
             if value not in known:
                 listed = ", ".join(sorted(known))
-                notes.append(f"No {lookup.kind} has {field.name} {value!r}; known: {listed}.")
+                shown = as_json(value)
+                notes.append(f"No {lookup.kind} has {field.name} {shown}; known: {listed}.")
         return notes
 
     def lookup(self, lookup: Lookup, params: BaseModel) -> DndResult:
