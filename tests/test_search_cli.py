@@ -4,6 +4,9 @@ the bundled samples, calling the MCP tools through FastMCP's in-memory client.""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -145,3 +148,22 @@ def test_the_demo_ends_with_the_next_three_commands(tmp_path: Path) -> None:
         ["scoperag", "search"],
         ["scoperag", "serve"],
     ]
+
+
+def test_the_console_command_reports_errors_on_stderr_only(store: dict[str, str]) -> None:
+    """As a script sees it: the error on stderr, nothing on stdout, exit status 1."""
+    env = {**os.environ, **store}
+    command = [sys.executable, "-c", "from scoperag.server.cli import main; main()"]
+    done = subprocess.run(
+        [*command, "call", "qdrant_find", "query=x"], env=env, capture_output=True, text=True
+    )
+    assert (done.returncode, done.stdout) == (1, "")
+    assert "did you mean 'qdrant-find'?" in done.stderr and "Traceback" not in done.stderr
+    found = subprocess.run(
+        [*command, "search", "dnd", "fireball", "--limit", "1", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout)["results"][0]["name"] == "Fireball"
