@@ -14,8 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from scoperag.core.settings import PROFILES
 from scoperag.server.cli import load_settings
-from scoperag.server.profile_args import ProfileName
+from scoperag.server.profile_args import profile_collections
+from scoperag.server.profile_names import resolve_profile
+from scoperag.server.tool_names import close_names
 
 if TYPE_CHECKING:
     from mcp.types import Tool
@@ -145,14 +148,16 @@ def _present(data: Any) -> Any:
     return data
 
 
+def _read_only(tool: Tool) -> bool:
+    return tool.annotations is not None and bool(tool.annotations.read_only_hint)
+
+
 def search_tool(tools: list[Tool]) -> Tool:
     """A profile's search: its read-only tool that takes a `query`."""
     return next(
         tool
         for tool in tools
-        if "query" in tool.input_schema.get("properties", {})
-        and tool.annotations is not None
-        and tool.annotations.read_only_hint
+        if "query" in tool.input_schema.get("properties", {}) and _read_only(tool)
     )
 
 
@@ -174,14 +179,16 @@ def _option_help(name: str, schema: dict[str, Any], required: bool) -> str:
     return text + (" Required." if required else "")
 
 
-def _search_command(profile: str) -> click.Command:
-    """`search PROFILE QUERY`, with one option per other parameter of the profile's search."""
-    runtime = _runtime([profile])
-    tool = search_tool(asyncio.run(_tools(runtime)))
+def _tool_command(runtime: Runtime, tool: Tool, command: str) -> click.Command:
+    """`search COMMAND QUERY` calling `tool`: its `query` (or `name`) parameter is the argument,
+    each other parameter an option."""
     properties: dict[str, Any] = tool.input_schema.get("properties", {})
     required = set(tool.input_schema.get("required", []))
-    options = {name: schema for name, schema in properties.items() if name != "query"}
-    params: list[click.Parameter] = [click.Argument(["query"], required="query" in required)]
+    positional = next((name for name in ("query", "name") if name in properties), None)
+    options = {name: schema for name, schema in properties.items() if name != positional}
+    params: list[click.Parameter] = []
+    if positional:
+        params.append(click.Argument([positional], required=positional in required))
     params += [
         click.Option(
             ["--" + name.replace("_", "-"), name],
@@ -193,15 +200,16 @@ def _search_command(profile: str) -> click.Command:
     ]
     params.append(click.Option(["--json", "as_json"], is_flag=True, help="Print JSON."))
 
-    def callback(query: str | None, as_json: bool, **given: tuple[str, ...]) -> None:
-        arguments: dict[str, Any] = {} if query is None else {"query": query}
+    def callback(as_json: bool, **given: Any) -> None:
+        value = given.pop(positional) if positional else None
+        arguments: dict[str, Any] = {} if value is None else {positional: value}
         for name, texts in given.items():
             if texts:
                 arguments[name] = parse_values(list(texts), options[name])
         run_tool(runtime, tool.name, arguments, as_json)
 
     return click.Command(
-        profile,
+        command,
         params=params,
         callback=callback,
         help=f"{tool.name}: {tool.description}",
@@ -216,8 +224,22 @@ class SearchGroup(click.Group):
         return list(load_settings().profiles)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        profile = ProfileName().convert(cmd_name, None, ctx)
-        return _search_command(profile)
+        """A profile (by any spelling) runs its search; a read-only tool's name, that tool."""
+        profile = resolve_profile(cmd_name, profile_collections())
+        if profile is not None:
+            runtime = _runtime([profile])
+            return _tool_command(runtime, search_tool(asyncio.run(_tools(runtime))), cmd_name)
+        runtime = _runtime()
+        tools = {t.name: t for t in asyncio.run(_tools(runtime)) if _read_only(t)}
+        if cmd_name in tools:
+            return _tool_command(runtime, tools[cmd_name], cmd_name)
+        close = close_names(cmd_name, [*PROFILES, *tools], most=1)
+        hint = f" Did you mean '{close[0]}'?" if close else ""
+        raise click.UsageError(
+            f"{cmd_name!r} is neither a profile ({', '.join(PROFILES)}) nor a read-only tool "
+            f"({', '.join(sorted(tools))}).{hint}",
+            ctx,
+        )
 
 
 def parse_arguments(pairs: tuple[str, ...], tool: Tool) -> dict[str, Any]:
@@ -243,6 +265,8 @@ def register(cli: click.Group, ingest: click.Group) -> None:
 
         The options are the profile's search tool's parameters (`scoperag search pdf --help`
         lists them); values are read as JSON where they parse (5, true, ["a","b"]), else as text.
+        Any read-only tool runs the same way by its name, its `query` or `name` the argument:
+        `scoperag search lookup_spell fireball --level 3` (`scoperag tools` lists them).
         """
 
     @cli.command(context_settings={"ignore_unknown_options": True})

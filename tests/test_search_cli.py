@@ -82,10 +82,18 @@ def test_search_help_lists_each_profile_once_with_the_tool_options(
     assert "--document-id" in options and "--page-label" in options
 
 
-def test_an_unknown_profile_lists_the_profiles(store: dict[str, str]) -> None:
+def test_an_unknown_profile_lists_the_profiles_and_tools(store: dict[str, str]) -> None:
     result = run(store, "search", "pdfs", "x")
     assert result.exit_code == 2
-    assert "Accepted: pdf, books, memory, dnd, docs" in result.output
+    assert "neither a profile (pdf, books, memory, dnd, docs) nor a read-only tool" in result.output
+    assert "lookup_spell" in result.output and "Did you mean 'pdf'?" in result.output
+
+
+def test_search_runs_a_lookup_tool_by_its_name(store: dict[str, str]) -> None:
+    result = run(store, "search", "lookup_spell", "fire", "--level", "3", "--json")
+    assert result.exit_code == 0, result.output
+    assert [hit["name"] for hit in json.loads(result.output)["results"]] == ["Fireball"]
+    assert "--level INTEGER" in run(store, "search", "lookup_spell", "--help").output
 
 
 def test_call_parses_values_as_json(store: dict[str, str]) -> None:
