@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from scoperag.core import engine_models as models
 from scoperag.core.contracts import books, dnd, docs, memory
-from scoperag.core.errors import InvalidParameterError, ScoperagError
+from scoperag.core.errors import InvalidParameterError, ScoperagError, as_json
 from scoperag.core.settings import Settings
 from scoperag.server.profile_names import resolve_profile
 
@@ -176,10 +176,12 @@ class UnknownIdError(ScoperagError):
             f" ... ({len(known)} in all)" if len(known) > most else ""
         )
         if several:
-            message = f"{len(known)} {what} start with {given!r}: {shown}. Give more characters."
+            message = (
+                f"{len(known)} {what} start with {as_json(given)}: {shown}. Give more characters."
+            )
         else:
             hint = f"Stored: {shown}." if known else "Nothing of that kind is stored."
-            message = f"No {what} {given!r} is stored. {hint} See `scoperag list`."
+            message = f"No {what} {as_json(given)} is stored. {hint} See `scoperag list`."
         super().__init__(message)
 
 

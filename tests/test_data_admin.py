@@ -133,7 +133,7 @@ def test_an_ambiguous_hash_prefix_names_a_few_matches(stocked: Runtime) -> None:
     with pytest.raises(ScoperagError) as caught:
         planned_deletion(backend, settings, "memory", prefix)
     message = str(caught.value)
-    assert message.startswith(f"{len(matches)} memory (content_hash) start with '{prefix}': ")
+    assert message.startswith(f'{len(matches)} memory (content_hash) start with "{prefix}": ')
     assert matches[0][:12] in message and matches[0] not in message
     assert message.count(", ") < 5 and "Give more characters" in message
 
@@ -148,9 +148,9 @@ def test_older_spellings_and_collection_names_name_a_profile(
 
 def test_unknown_names_are_errors_listing_what_exists(shared_stock: Runtime) -> None:
     backend, settings = shared_stock.backend, shared_stock.settings
-    with pytest.raises(ScoperagError, match="No docs document 'nope' is stored. Stored: api-"):
+    with pytest.raises(ScoperagError, match='No docs document "nope" is stored. Stored: api-'):
         delete(backend, settings, "docs", "nope")
-    with pytest.raises(ScoperagError, match="No D&D document 'srd' is stored"):
+    with pytest.raises(ScoperagError, match='No D&D document "srd" is stored'):
         delete(backend, settings, "dnd", "srd")
     with pytest.raises(
         ScoperagError, match="'profile': \"nope\". Accepted: pdf, books, .*memories"
@@ -189,7 +189,7 @@ def test_cli_asks_before_deleting_and_reports_json(make_runtime: Callable[..., R
     done = runner.invoke(cli, ["delete", "tag", "storage", "--yes", "--json"], env=env)
     assert done.exit_code == 0 and '"points_deleted": 2' in done.output
     missing = runner.invoke(cli, ["delete", "tag", "storage", "--yes"], env=env)
-    assert missing.exit_code == 1 and "No memories tagged 'storage' is stored" in missing.output
+    assert missing.exit_code == 1 and 'No memories tagged "storage" is stored' in missing.output
     hashes = runner.invoke(cli, ["list", "memories", "--hashes"], env=env)
     assert (
         hashes.exit_code == 0 and len(re.findall(r"^  [0-9a-f]{12}  \w", hashes.output, re.M)) == 3
