@@ -87,6 +87,7 @@ class VectorBackend(ABC):
         ranking and the BM25 ranking of `text` over those same candidates (two prefetches, the
         filter and the floor in both), so keywords reorder what meaning found and never bring
         in a point below the floor; without, it is the dense ranking. `offset` skips that many.
+        A fused hit's `order_value` is its fusion score (see `order_score`).
         """
 
     @abstractmethod
@@ -188,6 +189,15 @@ def meaning_breaks_ties(
     """A page of fused hits (fusion score, hit scored by cosine) in fusion order, where equal
     fusion scores (e.g. two candidates ranked oppositely by meaning and by keywords; equal to
     six decimals, as engines round differently) are ordered by cosine, then id: the same order
-    on every engine and every run."""
+    on every engine and every run. Each hit's `order_value` is the fusion score it is ordered
+    by (its `score` stays the cosine)."""
     ordered = sorted(fused, key=lambda pair: (-round(pair[0], 6), -pair[1].score, str(pair[1].id)))
+    for fusion, hit in ordered:
+        hit.order_value = round(fusion, 6)
     return [hit for _, hit in ordered]
+
+
+def order_score(point: models.ScoredPoint) -> float:
+    """The score a hit's list is ordered by: the fusion score of a hybrid search (its
+    `order_value`), else the cosine."""
+    return point.score if point.order_value is None else point.order_value

@@ -131,6 +131,7 @@ class ScoredPoint:
     version: int = 0
     payload: dict[str, Any] | None = None
     vector: Any = None
+    order_value: Any = None
 
 
 def conditions(part: Any) -> list[Any]:

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from scoperag.core.errors import ScoperagError
 from scoperag.core.settings import PROFILES, Settings, describe_config_error
+from scoperag.server.profile_args import ProfileGroup
 
 # settings field -> the command-line option that overrides it, where the names differ
 OPTION_NAMES = {"pdf_collection": "--collection"}
@@ -62,8 +63,9 @@ def progress_bar(label: str, unit: str = "file") -> Callable[[int, int, str], No
     return update
 
 
-def print_report(result: Any, as_json: bool) -> None:
-    """An ingest result as JSON, or one line per file."""
+def print_report(result: Any, as_json: bool, unit: str = "chunks") -> None:
+    """An ingest result as JSON, or one line per file and a total in points (what `list`
+    counts), read from each file's `unit` field."""
     data = result.model_dump()
     if as_json:
         click.echo(json.dumps(data, indent=2))
@@ -76,7 +78,9 @@ def print_report(result: Any, as_json: bool) -> None:
             click.echo(
                 f"{Path(item['path']).name}: " + ", ".join(f"{k}={v}" for k, v in shown.items())
             )
-    click.echo(f"ingested {data['ingested']}, skipped {data['skipped']}")
+    points = sum(item.get(unit) or 0 for item in data["files"] if not item.get("error"))
+    files = f"{data['ingested']} file" + ("" if data["ingested"] == 1 else "s")
+    click.echo(f"ingested {points} points ({unit}) from {files}, skipped {data['skipped']}")
 
 
 @click.group()
@@ -137,7 +141,7 @@ def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
         runtime.close()  # an owner hands the store on to the processes still using it
 
 
-@cli.group()
+@cli.group(cls=ProfileGroup)
 def ingest() -> None:
     """Ingest sources into the store (beside running servers: they share the embedded store)."""
 
@@ -192,6 +196,7 @@ COMMAND_MODULES = [
     "scoperag.server.status_cli",
     "scoperag.server.check_cli",
     "scoperag.server.eval_cli",
+    "scoperag.server.search_cli",
 ]
 
 

@@ -73,10 +73,16 @@ class DndHit(DndItemPayload):
     name_order: int | None = Field(default=None, exclude=True)
     text: str = Field(description="The whole entry.")
     score: float | None = Field(
-        default=None, description="Name match or fused search score (higher is better)."
+        default=None,
+        description="What the results are ordered by (higher first): the name match's rank "
+        "(exact 1; then near-exact, word-start partial, other partial, fuzzy; each by its "
+        "similarity) or the fused search score.",
     )
     match: str | None = Field(
         default=None, description="How the name matched: exact, partial or fuzzy."
+    )
+    similarity: float | None = Field(
+        default=None, description="The name's similarity to the query, 0 to 1 (by name only)."
     )
 
     @model_serializer(mode="wrap")

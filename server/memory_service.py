@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastmcp.tools import ToolResult
 
@@ -40,10 +40,11 @@ from scoperag.server.memory_tools import (
 )
 from scoperag.server.runtime import Runtime
 from scoperag.server.toon_output import PageFigures, toon_result
+from scoperag.server.unknown_values import unknown_value_notes
 
 MAX_RANKED = 1000  # ranked results stop at this many (the most similar)
 EMPTY_HINT = (
-    "No memories are stored yet: call store_memory, or run `scoperag ingest memories FILE.json` "
+    "No memories are stored yet: call store_memory, or run `scoperag ingest memory FILE.json` "
     "or call the ingest_memories tool."
 )
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -59,11 +60,20 @@ def cosine_floor(min_similarity: float) -> float:
     return 2.0 * min_similarity - 1.0
 
 
-def _row(payload: dict[str, Any], cosine: float | None) -> MemoryRow:
-    score = round(relevance(cosine), 4) if cosine is not None else None
-    return MemoryRow(
-        **{key: payload[key] for key in MemoryRow.model_fields if key != "score"}, score=score
-    )
+if TYPE_CHECKING:
+    from scoperag.core.engine_models import ScoredPoint
+
+_SCORES = {"score", "similarity"}
+
+
+def _row(payload: dict[str, Any], hit: ScoredPoint | None = None) -> MemoryRow:
+    """A memory as listed; a ranked hit adds its order score and its relevance."""
+    row = MemoryRow(**{key: payload[key] for key in MemoryRow.model_fields if key not in _SCORES})
+    if hit is not None:
+        similarity = round(relevance(hit.score), 4)
+        row.similarity = similarity
+        row.score = similarity if hit.order_value is None else round(hit.order_value, 4)
+    return row
 
 
 def _floor_note(page: RankedPage, min_similarity: float) -> str | None:
@@ -143,6 +153,9 @@ class MemoryService:
                 total, rows = self._newest(flt, values.get("end_date"), offset, params.page_size)
             if ranked and total == MAX_RANKED:
                 notes.append(f"ranked results stop at the {MAX_RANKED} most similar memories")
+            if not total:  # a tag or type nothing has says so (asked only of an empty result)
+                given_keys = {name: (name, values.get(name)) for name in ("tags", "memory_type")}
+                notes += unknown_value_notes(self.runtime.backend, COLLECTION, given_keys)
         return SearchResult(
             **PageFigures.of(params.page, params.page_size, total).model_dump(),
             mode=mode,
@@ -159,7 +172,7 @@ class MemoryService:
         search = HybridSearch(runtime.backend, runtime.embedder, COLLECTION, flt, size, offset)
         page = ranked_page(search, TextQuery(query), cosine_floor(min_similarity), MAX_RANKED)
         notes = [note for note in (_floor_note(page, min_similarity), search.keyword_hint())]
-        rows = [_row(hit.payload or {}, hit.score) for hit in page.hits]
+        rows = [_row(hit.payload or {}, hit) for hit in page.hits]
         return page.total, rows, [note for note in notes if note]
 
     def _newest(
@@ -172,7 +185,7 @@ class MemoryService:
         browse = BrowseSearch(backend, COLLECTION, ORDER_KEY, flt, offset, size, start)
         total = browse.total()
         records = browse.records() if offset < total else []
-        return total, [_row(record.payload or {}, None) for record in records]
+        return total, [_row(record.payload or {}) for record in records]
 
 
 def _effective_mode(

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from scoperag.core import engine_models as models
+from scoperag.core.backend import order_score
 from scoperag.core.contracts.pdf import pdf_indexes
 from scoperag.core.fields import FilterableField, build_filter, empty_selection
 from scoperag.core.generations import GENERATION_KEY
@@ -27,6 +28,7 @@ from scoperag.server.pdf_tools import (
     StoreResult,
 )
 from scoperag.server.runtime import Runtime
+from scoperag.server.unknown_values import unknown_value_notes
 
 if TYPE_CHECKING:
     from scoperag.pipelines.pdf import FileReport
@@ -40,10 +42,15 @@ _HIT_KEYS = {"document_id", "physical_page_index", "page_label", "source"}
 _INTERNAL_KEYS = {"_node_content", "_node_type", "doc_id", "ref_doc_id", "text", GENERATION_KEY}
 
 
-def _hit(text: str, metadata: dict[str, Any], score: float) -> PageHit:
+def _hit(point: models.ScoredPoint) -> PageHit:
+    text, metadata = stored_text_and_metadata(point.payload or {})
     extra = {k: v for k, v in metadata.items() if k not in _HIT_KEYS | _INTERNAL_KEYS}
     return PageHit(
-        text=text, score=score, metadata=extra, **{k: metadata.get(k) for k in _HIT_KEYS}
+        text=text,
+        score=order_score(point),
+        similarity=point.score,
+        metadata=extra,
+        **{k: metadata.get(k) for k in _HIT_KEYS},
     )
 
 
@@ -69,12 +76,15 @@ class PdfService:
             build_filter(self.fields, values),
             top_k=values["limit"],
         )
-        hits = [
-            _hit(*stored_text_and_metadata(point.payload or {}), score=point.score)
-            for point in search.points(TextQuery(values["query"]))
-        ]
-        notes = [None if hits else "No page matches these filters.", search.keyword_hint()]
+        hits = [_hit(point) for point in search.points(TextQuery(values["query"]))]
+        notes = [] if hits else ["No page matches these filters.", *self._unknown(values)]
+        notes.append(search.keyword_hint())
         return FindResult(hits=hits, message=" ".join(note for note in notes if note) or None)
+
+    def _unknown(self, values: dict[str, Any]) -> list[str]:
+        """Notes on a document_id no page has (asked only when nothing matched)."""
+        given = {"document_id": ("document_id", values.get("document_id"))}
+        return unknown_value_notes(self.runtime.backend, self.collection, given)
 
     def store(self, params: StoreParams) -> StoreResult:
         from scoperag.server.pdf_notes import store_note  # LlamaIndex: writes only

@@ -32,7 +32,11 @@ class FindParams(StrictParams):
 
 class PageHit(BaseModel):
     text: str
-    score: float
+    score: float = Field(
+        description="What the hits are ordered by: meaning and keywords fused (or, for a "
+        "collection without keyword vectors, the cosine similarity)."
+    )
+    similarity: float = Field(description="Cosine similarity of the page text to the query.")
     document_id: str | None = None
     physical_page_index: int | None = None
     page_label: str | None = None
