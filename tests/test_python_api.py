@@ -194,7 +194,7 @@ def test_list_and_delete_as_the_cli_has_them(embedder: Embedder, tmp_path: Path)
         report = own.delete("pdf", "labels")
         assert report.points_deleted == 30
         assert own.pdf.documents().documents == []
-        with pytest.raises(ScoperagError, match="No PDF document 'labels' is stored"):
+        with pytest.raises(ScoperagError, match='No PDF document "labels" is stored'):
             own.delete("pdf", "labels")
 
 
