@@ -59,12 +59,18 @@ def prepare_for_writing(
     collection: str,
     fields: Iterable[FilterableField],
 ) -> None:
-    """Create the collection if needed (recording the embedder), check it, ensure its indexes."""
-    if backend.collection_exists(collection):
-        embedder.check_compatible(collection, stored_embedder(backend, collection))
-    else:
+    """Create the collection if needed (recording the embedder), check it, ensure its indexes.
+
+    Idempotent under concurrent first use: a collection another process created meanwhile is
+    taken if it records the same embedder, and refused otherwise."""
+    if not backend.collection_exists(collection):
         info = embedder.info
-        backend.create_collection(collection, info.dimension, {EMBEDDER_KEY: info.model_dump()})
+        try:
+            backend.create_collection(collection, info.dimension, {EMBEDDER_KEY: info.model_dump()})
+        except Exception:
+            if not backend.collection_exists(collection):
+                raise
+    embedder.check_compatible(collection, stored_embedder(backend, collection))
     ensure_indexes(backend, collection, fields)
 
 

@@ -9,7 +9,7 @@ Layout under the root directory (`<data dir>/edge`):
                                 builds a new one beside it and switches collection.json over
 
 One process at a time, as with qdrant-client's local mode: a second one gets `StoreLockedError`
-(and reaches the store through the first, see `scoperag.server.shared_backend`). Threads of the
+(and reaches the store through the first, see `scoperag.server.store_sharing`). Threads of the
 owner share it: shards are loaded once under a lock; Edge's own calls are thread-safe.
 """
 

@@ -14,6 +14,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -27,12 +28,12 @@ from fastmcp.client.transports import StdioTransport
 from scoperag.core import engine_models as own
 from scoperag.core.backend import DENSE_VECTOR
 from scoperag.core.embeddings import Embedder
-from scoperag.core.remote_backend import OwnerStoppedError
 from scoperag.core.settings import Settings
 from scoperag.retrievers.filtered import FilteredRetriever
-from scoperag.server.owner import RECORD, engine_dir
 from scoperag.server.runtime import Runtime
 from scoperag.server.status_cli import store_status
+from scoperag.server.store_sharing.owner import RECORD, engine_dir
+from scoperag.server.store_sharing.shared_backend import OwnerStoppedError
 
 SAMPLE = Path(__file__).resolve().parents[1] / "server" / "samples"
 NOTES = {"document_id": "notes"}
@@ -259,12 +260,12 @@ def test_a_data_dir_too_deep_for_a_socket_path_still_shares(
         holder.close()
 
 
-def test_an_owner_starts_its_service_on_the_first_connection(
+def test_an_owner_serves_without_fastmcp_and_leaves_no_record_when_closed(
     data_dir: Path, embedder: Embedder
 ) -> None:
-    """A process that opens the store imports neither FastMCP nor uvicorn while nobody attaches
-    (`scoperag list` took 2.0-2.2 s for them, 0.7 s now); the first process to connect starts
-    the service, and is answered."""
+    """The owner's socket speaks line-framed JSON-RPC on plain threads: a process that opens
+    the store imports neither FastMCP nor uvicorn, also once another process has attached; a
+    clean close removes the record, so nothing reads as a crash."""
     owner_script = (
         "import sys\n"
         "from scoperag.core.settings import Settings\n"
@@ -293,7 +294,7 @@ def test_an_owner_starts_its_service_on_the_first_connection(
             attached.close()
         owner.stdin.write("\n")
         owner.stdin.flush()
-        assert owner.stdout.readline().split() == ["True", "True"]
+        assert owner.stdout.readline().split() == ["False", "False"]
         assert owner.wait(30) == 0
         assert not (data_dir / "edge" / RECORD).exists()  # the owner left no record behind
     finally:
@@ -323,7 +324,7 @@ def test_a_stopped_owner_fails_calls_at_once_naming_it(data_dir: Path, embedder:
         assert owner.stdout.readline().strip() == "owner"
         attached = Runtime(settings, embedder=embedder)
         assert attached.backend.role == "attached"
-        assert attached.backend.collection_exists("missing") is False
+        assert attached.backend.list_collections() == []
         os.kill(owner.pid, signal.SIGSTOP)
         for connect in (False, True):  # a call of an attached process, then a new process
             began = time.monotonic()
@@ -331,17 +332,84 @@ def test_a_stopped_owner_fails_calls_at_once_naming_it(data_dir: Path, embedder:
                 if connect:
                     _ = Runtime(settings, embedder=embedder).backend
                 else:
-                    attached.backend.collection_exists("missing")
+                    attached.backend.list_collections()
             assert time.monotonic() - began < 15
             assert f"pid {owner.pid}" in str(stopped.value)
             assert f"kill -CONT {owner.pid}" in str(stopped.value)
         note = store_status(settings)["note"]
         assert f"pid {owner.pid}" in note and "is stopped" in note
         os.kill(owner.pid, signal.SIGCONT)
-        assert attached.backend.collection_exists("missing") is False
+        assert attached.backend.list_collections() == []
     finally:
         os.kill(owner.pid, signal.SIGCONT)
         if attached is not None:
             attached.close()
         owner.kill()
         owner.wait()
+
+
+def test_an_attached_write_larger_than_any_message_limit_goes_through(
+    make_runtime: Callable[..., Runtime], backend_name: str, embedder: Embedder
+) -> None:
+    """Regression: an ingest of 531 chunks from an attached process failed on the owner's 4 MiB
+    request limit. Points totalling more than 4 MiB are written in one call through the owner."""
+    if backend_name == "server":
+        pytest.skip("a server has no owner")
+    holder = make_runtime(profiles=["pdf"])
+    holder.backend.create_collection("large", 3, {})
+    text = "x" * 8192
+    points = [
+        own.PointStruct(id=n + 1, vector={DENSE_VECTOR: [1.0, float(n), 0.5]}, payload={"t": text})
+        for n in range(600)
+    ]
+    assert len(json.dumps([p.payload for p in points])) > 4 * 1024 * 1024
+    other = Runtime(holder.settings, embedder=embedder)
+    try:
+        assert other.backend.role == "attached"
+        other.backend.upsert_points("large", points)
+        assert holder.backend.count("large", None) == 600
+        assert len(other.backend.scroll("large", None, 1000)) == 600
+    finally:
+        other.close()
+
+
+def test_concurrent_first_use_creates_a_collection_once(
+    make_runtime: Callable[..., Runtime], backend_name: str, embedder: Embedder
+) -> None:
+    """Two runtimes creating the same collection with the same embedder both succeed (the
+    second finds it made); another embedder is still refused."""
+    from scoperag.core.collections import prepare_for_writing
+    from scoperag.core.errors import EmbedderMismatchError
+
+    if backend_name == "server":
+        pytest.skip("a server has no owner")
+    holder = make_runtime(profiles=["pdf"])
+    other = Runtime(holder.settings, embedder=embedder)
+    failures: list[BaseException] = []
+    try:
+        for name in ("first", "second", "third"):
+            start = threading.Barrier(2)
+
+            def prepare(
+                runtime: Runtime, name: str = name, start: threading.Barrier = start
+            ) -> None:
+                start.wait()
+                try:
+                    prepare_for_writing(runtime.backend, embedder, name, [])
+                except BaseException as exc:
+                    failures.append(exc)
+
+            threads = [threading.Thread(target=prepare, args=(r,)) for r in (holder, other)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(60)
+            assert failures == []
+        assert other.backend.collection_exists("first")
+        holder.backend.update_collection_metadata(
+            "first", {"scoperag_embedder": {**embedder.info.model_dump(), "model": "other"}}
+        )
+        with pytest.raises(EmbedderMismatchError):
+            prepare_for_writing(other.backend, embedder, "first", [])
+    finally:
+        other.close()

@@ -1,6 +1,6 @@
 """`SharedVectorStore`: a collection's LlamaIndex vector store on a `SharedBackend`.
 
-Each call is one operation of `core.engine_ops` (`store.*`), run where the engine is open.
+Each call is one `store.*` operation of the owner's `Engine`, run where the engine is open.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ class SharedVectorStore(BasePydanticVectorStore):
 
     stores_text: bool = True
     collection_name: str
-    _call: Callable[[str, tuple[Any, ...], dict[str, Any]], Any] = PrivateAttr()
+    _call: Callable[..., Any] = PrivateAttr()
 
     def __init__(self, collection_name: str, call: Callable[..., Any]) -> None:
         super().__init__(collection_name=collection_name)
@@ -37,7 +37,7 @@ class SharedVectorStore(BasePydanticVectorStore):
         return None
 
     def _op(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        return self._call(f"store.{name}", (self.collection_name, *args), kwargs)
+        return self._call(f"store.{name}", self.collection_name, *args, **kwargs)
 
     def add(self, nodes: Sequence[BaseNode], **add_kwargs: Any) -> list[str]:
         return self._op("add", list(nodes), **add_kwargs)

@@ -1,0 +1,383 @@
+"""`SharedBackend`: a data dir's embedded engine, held here or reached through its owner.
+
+The first process that needs the engine opens it (taking its lock) and serves it to the others
+(`OwnerServer`); every other process sends each operation to that owner over its socket, one
+connection per calling thread. Both run the operations through the owner's `Engine`, so
+results and errors are the same. When the owner goes away, the next call of an attached process
+takes the lock and serves (or connects to whoever did first) and is made once more; operations
+are idempotent (upsert by id, delete by filter), so nothing is done twice. A collection's
+existence, embedder record and keyword vectors are read once per version of its
+`collection.json` (Edge), not asked of the engine on every call.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import os
+import select
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from scoperag.core.backend import VectorBackend
+from scoperag.core.collections import open_backend
+from scoperag.core.errors import ScoperagError, StoreLockedError
+from scoperag.core.generations import Generations
+from scoperag.core.settings import Settings
+from scoperag.server.store_sharing import wire
+from scoperag.server.store_sharing.owner import Engine, OwnerServer, engine_dir, read_record
+
+if TYPE_CHECKING:
+    from llama_index.core.vector_stores.types import BasePydanticVectorStore
+
+    from scoperag.core import engine_models as models
+
+TAKEOVER_SECONDS = 30.0  # how long to wait for a new owner to listen before giving up
+CALL_SECONDS = 600.0  # a large upsert or a migration page can take minutes on a busy machine
+STOPPED_CHECK_SECONDS = 1.0  # a call unanswered this long looks whether the owner is stopped
+_CACHED = {"collection_exists", "collection_metadata", "has_keywords"}
+
+
+class OwnerUnreachableError(ScoperagError):
+    """The owner process of the store did not answer (it exited, or is not listening yet)."""
+
+    def __init__(self, socket_path: str, cause: BaseException) -> None:
+        super().__init__(
+            f"The process that owns the store did not answer on {socket_path} ({cause!r}); "
+            "scoperag takes over the store or reconnects to its new owner by itself."
+        )
+
+
+class OwnerStoppedError(ScoperagError):
+    """The owner process of the store is stopped (suspended), so it cannot answer."""
+
+    def __init__(self, record: dict[str, Any]) -> None:
+        pid = record.get("pid")
+        super().__init__(
+            f"The process that owns the store (pid {pid}: {record.get('command', '?')}) is "
+            "stopped (suspended, e.g. by Ctrl+Z in its terminal), so it cannot answer. Resume "
+            f"it (`fg` in its terminal, or `kill -CONT {pid}`) or end it, then call again; a "
+            "write already sent to it runs when it resumes."
+        )
+
+
+def process_stopped(pid: Any) -> bool:
+    """Whether process `pid` is stopped by a signal or a tracer (Linux's /proc)."""
+    try:
+        stat = Path(f"/proc/{int(pid)}/stat").read_text()
+    except (OSError, TypeError, ValueError):
+        return False
+    return stat.rsplit(")", 1)[-1].split()[:1] in (["T"], ["t"])
+
+
+class Connection:
+    """One connection to the owner: synchronous JSON-RPC calls, one at a time."""
+
+    def __init__(self, record: dict[str, Any], attach: bool = True) -> None:
+        """Connect to the socket `record` names and say hello; `owner` is then the record of
+        the process that answered (the file may still name the previous owner)."""
+        self.path = str(record["socket"])
+        self._ids = itertools.count()
+        self._buffer = bytearray()
+        self.owner = record
+        self.broken = False  # a call failed mid-way: its answer may still come, so never reuse
+        self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self._socket.connect(self.path)
+            hello = {"pid": os.getpid(), "command": " ".join(sys.argv), "attach": attach}
+            self.owner = self.call("hello", hello, wait=TAKEOVER_SECONDS / 3)
+        except OwnerStoppedError:
+            self.close()
+            raise
+        except (OSError, OwnerUnreachableError) as exc:
+            self.close()
+            raise OwnerUnreachableError(self.path, exc) from None
+
+    def call(self, method: str, params: dict[str, Any], wait: float = CALL_SECONDS) -> Any:
+        """The result of `method`, or the error the owner raised as its own class."""
+        message = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params}
+        try:
+            self._socket.sendall(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+            answer = json.loads(self._line(wait))
+        except (OSError, ValueError) as exc:
+            self.broken = True
+            raise OwnerUnreachableError(self.path, exc) from None
+        except BaseException:
+            self.broken = True
+            raise
+        if "error" in answer:
+            raise wire.raised(answer["error"])
+        return answer.get("result")
+
+    def _line(self, wait: float) -> bytes:
+        """The next line from the owner; a stopped owner fails the call within a second."""
+        deadline = time.monotonic() + wait
+        while (end := self._buffer.find(b"\n")) < 0:
+            ready, _, _ = select.select([self._socket], [], [], STOPPED_CHECK_SECONDS)
+            if not ready:
+                if process_stopped(self.owner.get("pid")):
+                    raise OwnerStoppedError(self.owner)
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"no answer in {wait:.0f} s")
+                continue
+            chunk = self._socket.recv(1 << 20)
+            if not chunk:
+                raise ConnectionResetError("the owner closed the connection")
+            self._buffer += chunk
+        line = bytes(self._buffer[:end])
+        del self._buffer[: end + 1]
+        return line
+
+    def close(self) -> None:
+        self._socket.close()
+
+
+class _Generations(Generations):
+    """The owner's generation registry, changed only there under its lock."""
+
+    def __init__(self, backend: SharedBackend) -> None:
+        self._backend = backend
+
+    def begin(self, collection: str, sources: list[str], writer: str) -> str:
+        return self._backend.call("generations.begin", collection, sources, writer)
+
+    def commit(self, collection: str, generation: str, keep_ids: list[str]) -> None:
+        self._backend.call("generations.commit", collection, generation, keep_ids)
+
+    def abort(self, collection: str, generation: str) -> None:
+        self._backend.call("generations.abort", collection, generation)
+
+    def recover(self, collection: str) -> int:
+        return self._backend.call("generations.recover", collection)
+
+
+class SharedBackend(VectorBackend):
+    """Every `VectorBackend` operation, run here (owner) or in the owner process (attached)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.name = settings.effective_backend
+        self.folder = engine_dir(settings)
+        self.generations = _Generations(self)  # type: ignore[misc]  # replaces the cached one
+        self._switch = threading.Lock()
+        self._owner: OwnerServer | None = None
+        self._record: dict[str, Any] | None = None  # the owner's, while attached
+        self._epoch = 0  # connections of an older epoch belong to a previous owner
+        self._local = threading.local()
+        self._cache: dict[tuple[str, str], tuple[Any, Any]] = {}
+        self._open: set[Connection] = set()  # every thread's, closed with the backend
+        self._switch_open = threading.Lock()
+        self._connect()
+
+    @property
+    def role(self) -> str:
+        """`owner` if this process holds the engine, else `attached`."""
+        return "owner" if self._owner is not None else "attached"
+
+    def _connect(self) -> None:
+        """Open the engine and serve it, or attach to the process that has it open."""
+        deadline = time.monotonic() + TAKEOVER_SECONDS
+        while True:
+            try:
+                engine = open_backend(self.settings)
+            except StoreLockedError as locked:
+                record = read_record(self.folder)
+                if record is not None:
+                    try:
+                        self._attach(Connection(record))
+                        return
+                    except OwnerUnreachableError:
+                        pass  # a stale record, or an owner that is starting up or going away
+                if time.monotonic() > deadline:
+                    raise locked
+                time.sleep(0.05)
+                continue
+            try:
+                self._owner = OwnerServer(Engine(engine), self.folder)
+            except BaseException:
+                engine.close()
+                raise
+            return
+
+    def _attach(self, connection: Connection) -> None:
+        self._record = connection.owner
+        self._epoch += 1
+        self._keep(self._epoch, connection)
+
+    def _connection(self) -> Connection:
+        """This thread's connection to the current owner (opened on its first call)."""
+        epoch, connection = getattr(self._local, "connection", (None, None))
+        if connection is not None and epoch == self._epoch and not connection.broken:
+            return connection
+        if connection is not None:
+            self._forget(connection)
+        record = self._record
+        if record is None:
+            raise ScoperagError(f"The store at {self.folder} was closed in this process.")
+        epoch, connection = self._epoch, Connection(record)
+        self._keep(epoch, connection)
+        return connection
+
+    def _keep(self, epoch: int, connection: Connection) -> None:
+        self._local.connection = (epoch, connection)
+        with self._switch_open:
+            self._open.add(connection)
+
+    def _forget(self, connection: Connection) -> None:
+        connection.close()
+        with self._switch_open:
+            self._open.discard(connection)
+
+    def call(self, op: str, *args: Any, **kwargs: Any) -> Any:
+        """Run `op` where the engine is open; once more after a takeover if the owner left."""
+        epoch = self._epoch
+        try:
+            return self._run(op, args, kwargs)
+        except OwnerUnreachableError:
+            if self._owner is not None:
+                raise
+            self._reconnect(epoch)
+        return self._run(op, args, kwargs)
+
+    def _run(self, op: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        owner = self._owner
+        if owner is not None:
+            return owner.engine.run(op, args, kwargs)
+        params = {"args": wire.encode(list(args)), "kwargs": wire.encode(kwargs)}
+        return wire.decode(self._connection().call(op, params))
+
+    def _reconnect(self, failed_epoch: int) -> None:
+        """Take over the store, or attach to its new owner; once per loss, whichever thread."""
+        with self._switch:
+            if self._epoch != failed_epoch or (self._owner is None and self._record is None):
+                return  # another thread has reconnected already (or the store was closed)
+            self._epoch += 1
+            self._connect()
+
+    def _known(self, op: str, collection: str) -> Any:
+        """`op` on `collection`, read once per version of its collection.json on Edge."""
+        if self.name != "edge":
+            return self.call(op, collection)
+        try:
+            info = (self.folder / collection / "collection.json").stat()
+            version: Any = (info.st_ino, info.st_size, info.st_mtime_ns)
+        except OSError:
+            version = None
+        if op == "collection_exists" and version is None:
+            return False
+        cached = self._cache.get((op, collection))
+        if cached is not None and cached[0] == version:
+            return copy.deepcopy(cached[1])
+        value = self.call(op, collection)
+        self._cache[(op, collection)] = (version, value)
+        return copy.deepcopy(value)
+
+    def vector_store(self, collection: str) -> BasePydanticVectorStore:
+        """LlamaIndex's vector store over the collection, its calls run where the engine is
+        open (LlamaIndex is imported here, not for the tools' searches)."""
+        from scoperag.server.store_sharing.vector_store import SharedVectorStore
+
+        return SharedVectorStore(collection, self.call)
+
+    def list_collections(self) -> list[str]:
+        return self.call("list_collections")
+
+    def collection_exists(self, collection: str) -> bool:
+        return self._known("collection_exists", collection)
+
+    def collection_metadata(self, collection: str) -> dict[str, Any]:
+        return self._known("collection_metadata", collection)
+
+    def has_keywords(self, collection: str) -> bool:
+        return self._known("has_keywords", collection)
+
+    def add_keywords(self, collection: str) -> int:
+        return self.call("add_keywords", collection)
+
+    def search(self, collection: str, *args: Any, **kwargs: Any) -> list[models.ScoredPoint]:
+        return self.call("search", collection, *args, **kwargs)
+
+    def search_counted(
+        self, collection: str, *args: Any, **kwargs: Any
+    ) -> tuple[list[models.ScoredPoint], int]:
+        return self.call("search_counted", collection, *args, **kwargs)
+
+    def create_collection(self, collection: str, dimension: int, metadata: dict[str, Any]) -> None:
+        self.call("create_collection", collection, dimension, metadata)
+
+    def update_collection_metadata(self, collection: str, changes: dict[str, Any]) -> None:
+        self.call("update_collection_metadata", collection, changes)
+
+    def payload_indexes(self, collection: str) -> dict[str, str]:
+        return self.call("payload_indexes", collection)
+
+    def create_index(self, collection: str, key: str, schema: str) -> None:
+        self.call("create_index", collection, key, schema)
+
+    def delete(self, collection: str, flt: models.Filter) -> None:
+        self.call("delete", collection, flt)
+
+    def delete_collection(self, collection: str) -> None:
+        self.call("delete_collection", collection)
+
+    def scroll(self, collection: str, *args: Any, **kwargs: Any) -> list[models.Record]:
+        return self.call("scroll", collection, *args, **kwargs)
+
+    def points(self, collection: str, batch_size: int = 512) -> Iterator[list[models.Record]]:
+        return iter(self.call("points", collection, batch_size))
+
+    def count(self, collection: str, flt: models.Filter | None) -> int:
+        return self.call("count", collection, flt)
+
+    def facet(
+        self, collection: str, key: str, flt: models.Filter | None, limit: int
+    ) -> dict[Any, int]:
+        return self.call("facet", collection, key, flt, limit)
+
+    def key_values(self, collection: str, key: str) -> list[Any]:
+        return self.call("key_values", collection, key)
+
+    def set_payload(self, collection: str, point_id: int | str, payload: dict[str, Any]) -> None:
+        self.call("set_payload", collection, point_id, payload)
+
+    def upsert_points(self, collection: str, points: list[models.PointStruct]) -> None:
+        self.call("upsert_points", collection, points)
+
+    @property
+    def engine(self) -> VectorBackend:
+        """The open engine itself, without the sharing layer (benchmarks time it); owner only."""
+        owner = self._owner
+        if owner is None:
+            raise ScoperagError(
+                f"Only the process that owns the store at {self.folder} has its engine; this one "
+                "reaches it through the owner (`scoperag status` names it)."
+            )
+        return owner.engine.engine
+
+    def close(self) -> None:
+        """Stop serving and release the engine (owner), or disconnect (attached)."""
+        with self._switch:
+            owner, self._owner, self._record = self._owner, None, None
+            self._epoch += 1  # every thread's connection is dropped at its next call
+        with self._switch_open:
+            connections, self._open = self._open, set()
+        for connection in connections:
+            connection.close()
+        if owner is not None:
+            owner.stop()
+            owner.engine.engine.close()
+
+
+def owner_status(record: dict[str, Any]) -> dict[str, Any]:
+    """The owner's description of itself and of the processes attached to it (not attaching)."""
+    connection = Connection(record, attach=False)
+    try:
+        return connection.call("status", {})
+    finally:
+        connection.close()

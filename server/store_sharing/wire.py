@@ -1,0 +1,172 @@
+"""What crosses the owner's socket: JSON-RPC 2.0, one JSON object per line, fixed types.
+
+Values are JSON. A typed value is `{"$type": name, "value": ...}` with `name` from `TYPES`
+alone (qdrant-client's models the engine speaks, LlamaIndex's node and query for a
+collection's vector store, datetimes, dicts with keys that are not strings); an unknown name is
+an error, so nothing received can name a module, class or function to run. Errors travel as a
+name from `ERRORS` and a message, and are raised again as that class.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Iterator
+from datetime import date, datetime
+from enum import Enum
+from functools import cache
+from typing import IO, Any
+
+from pydantic import BaseModel
+
+from scoperag.core.errors import ScoperagError
+
+_QDRANT = [  # the models the engine speaks (a filter's parts are rebuilt from its JSON)
+    *("Filter", "FieldCondition", "MatchValue", "MatchAny", "MatchExcept", "MatchText"),
+    *("MatchPhrase", "Range", "DatetimeRange", "IsEmptyCondition", "IsNullCondition"),
+    *("HasIdCondition", "PayloadField", "MinShould", "OrderBy", "Direction", "SparseVector"),
+    *("PointStruct", "Record", "ScoredPoint"),
+]
+_LLAMA = {  # a collection's LlamaIndex vector store (`store.*` operations)
+    "llama_index.core.schema": ["TextNode"],
+    "llama_index.core.vector_stores.types": [
+        "VectorStoreQuery",
+        "VectorStoreQueryResult",
+        "VectorStoreQueryMode",
+        "MetadataFilters",
+    ],
+}
+
+
+class WireError(ScoperagError):
+    """A message on the owner's socket that this protocol does not accept."""
+
+
+@cache
+def types() -> dict[str, type]:
+    """Name -> class of every typed value the wire carries (the whole list)."""
+    import importlib
+
+    from qdrant_client import models
+
+    table: dict[str, type] = {name: getattr(models, name) for name in _QDRANT}
+    for module, names in _LLAMA.items():
+        loaded = importlib.import_module(module)
+        table.update({name: getattr(loaded, name) for name in names})
+    return table
+
+
+@cache
+def errors() -> dict[str, type[BaseException]]:
+    """Name -> class of every error raised again as itself on the other side."""
+    from scoperag.core import edge_backend, edge_errors, edge_filters, errors, index_status, ollama
+
+    modules = (errors, edge_backend, edge_errors, edge_filters, index_status, ollama)
+    found = [
+        *(getattr(module, name) for module in modules for name in dir(module)),
+        WireError, ValueError, TypeError, KeyError, LookupError, RuntimeError, NotImplementedError,
+        OSError, FileNotFoundError, PermissionError, TimeoutError,
+    ]  # fmt: skip
+    return {
+        cls.__name__: cls for cls in found if isinstance(cls, type) and issubclass(cls, Exception)
+    }
+
+
+def encode(value: Any) -> Any:
+    """`value` as JSON data that `decode` turns back into the same types."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, list | tuple):
+        return [encode(item) for item in value]
+    if isinstance(value, dict):
+        if all(isinstance(key, str) for key in value):
+            return {key: encode(item) for key, item in value.items()}
+        return {"$type": "map", "value": [[encode(k), encode(v)] for k, v in value.items()]}
+    if isinstance(value, datetime):
+        return {"$type": "datetime", "value": value.isoformat()}
+    if isinstance(value, date):
+        return {"$type": "date", "value": value.isoformat()}
+    if isinstance(value, Iterator):  # e.g. `points`: its pages, read to the end
+        return [encode(item) for item in value]
+    if type(value).__module__ == "scoperag.core.engine_models":
+        from scoperag.core.engine_models import to_client
+
+        value = to_client(value)
+    name = type(value).__name__
+    if types().get(name) is not type(value):
+        raise WireError(f"Cannot send a {name} to another process: not a wire type.")
+    if isinstance(value, Enum):
+        return {"$type": name, "value": value.value}
+    if isinstance(value, BaseModel):
+        return {"$type": name, "value": value.model_dump(mode="json", by_alias=True)}
+    fields = {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    return {"$type": name, "value": fields}
+
+
+def decode(data: Any) -> Any:
+    """The value `encode` produced `data` from."""
+    if isinstance(data, list):
+        return [decode(item) for item in data]
+    if not isinstance(data, dict):
+        return data
+    if "$type" not in data:
+        return {key: decode(item) for key, item in data.items()}
+    name, value = data["$type"], data.get("value")
+    if name in _SPECIAL:
+        return _SPECIAL[name](value)
+    cls = types().get(name)
+    if cls is None:
+        raise WireError(f"Unknown type on the owner's socket: {json.dumps(name)[:100]}.")
+    if issubclass(cls, Enum):
+        return cls(value)
+    if issubclass(cls, BaseModel):
+        return cls.model_validate(value)
+    return cls(**{key: decode(item) for key, item in value.items()})
+
+
+def _hashable(key: Any) -> Any:
+    return tuple(key) if isinstance(key, list) else key
+
+
+_SPECIAL: dict[str, Callable[[Any], Any]] = {
+    "datetime": datetime.fromisoformat,
+    "date": date.fromisoformat,
+    "map": lambda pairs: {_hashable(decode(k)): decode(v) for k, v in pairs},
+}
+
+
+def error_data(error: BaseException) -> dict[str, Any]:
+    """A JSON-RPC error object for `error`: its class name (if in `ERRORS`) and message."""
+    name = type(error).__name__
+    kind = name if errors().get(name) is type(error) else "RuntimeError"
+    message = str(error) if kind == name else f"{name}: {error}"
+    return {"code": -32000, "message": message, "data": {"type": kind}}
+
+
+def raised(error: dict[str, Any]) -> Exception:
+    """The exception a JSON-RPC error object describes, as its own class where known."""
+    message = str(error.get("message", ""))
+    cls = errors().get(str((error.get("data") or {}).get("type")))
+    if cls is None:
+        return RuntimeError(f"The store's owner process failed: {message}")
+    exc = cls.__new__(cls)
+    Exception.__init__(exc, message)  # custom __init__ signatures differ; the message is kept
+    return exc
+
+
+def send(stream: IO[bytes], message: dict[str, Any]) -> None:
+    """Write one message as one line (JSON escapes every newline inside it)."""
+    stream.write(json.dumps({"jsonrpc": "2.0", **message}, separators=(",", ":")).encode())
+    stream.write(b"\n")
+    stream.flush()
+
+
+def receive(stream: IO[bytes]) -> dict[str, Any] | None:
+    """The next message, or None at the end of the stream."""
+    line = stream.readline()
+    if not line:
+        return None
+    message = json.loads(line)
+    if not isinstance(message, dict):
+        raise WireError("A message on the owner's socket must be a JSON object.")
+    return message
