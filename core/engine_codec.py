@@ -1,8 +1,8 @@
 """JSON for what crosses between processes: engine arguments, results and errors.
 
 Values keep their types: pydantic models (`qdrant_client.models`, LlamaIndex nodes) travel as
-their JSON dump tagged with their class, dataclasses (`core.engine_models`' filters and hits,
-`VectorStoreQuery`, its result) field by field, enums by value, datetimes and dates as ISO text
+their JSON dump tagged with their class, dataclasses (`VectorStoreQuery`, its
+result) field by field, enums by value, datetimes and dates as ISO text
 (a time zone kept, a naive one left naive), dicts as key/value pairs (facet counts have integer
 and boolean keys).
 Only classes of the libraries the engine speaks are rebuilt; anything else is refused.

@@ -16,7 +16,6 @@ from llama_index.core.vector_stores.types import (
 )
 from qdrant_client import models
 
-from scoperag.core import engine_models as own
 from scoperag.core.edge_errors import MissingIndexError
 from scoperag.core.engine_codec import decode, decode_error, encode, encode_error
 from scoperag.core.errors import InvalidParameterError, ScoperagError
@@ -58,25 +57,30 @@ def test_engine_arguments_and_results_come_back_equal() -> None:
     assert _round_trip(iter(records)) == records  # an iterator (e.g. `points`) is read whole
 
 
-def test_scoperags_own_filters_orders_and_hits_come_back_equal() -> None:
-    """`core.engine_models` travel field by field; the datetimes and dates inside a range keep
-    their type and time zone (or lack of one)."""
-    instants = [
-        datetime(2025, 3, 1, 12, 30, tzinfo=timezone(timedelta(hours=-5))),
-        datetime(2025, 3, 1, 12, 30),
-        date(2025, 3, 1),
-    ]
-    for instant in instants:
-        flt = own.Filter(
-            must=[own.FieldCondition(key="at", range=own.DatetimeRange(gte=instant))],
-            must_not=[own.IsEmptyCondition(is_empty=own.PayloadField(key="at"))],
+def test_filters_orders_and_hits_come_back_equal() -> None:
+    """The datetimes inside a range keep their time zone (or lack of one); a date comes back
+    as its midnight, the same bound on every engine."""
+    midnight = datetime(2025, 3, 1)
+    instants = {
+        datetime(2025, 3, 1, 12, 30, tzinfo=timezone(timedelta(hours=-5))): None,
+        datetime(2025, 3, 1, 12, 30): None,
+        date(2025, 3, 1): midnight,
+    }
+    for instant, expected in instants.items():
+        flt = models.Filter(
+            must=[models.FieldCondition(key="at", range=models.DatetimeRange(gte=instant))],
+            must_not=[models.IsEmptyCondition(is_empty=models.PayloadField(key="at"))],
         )
         back = _round_trip(flt)
-        assert back == flt and type(back.must[0].range.gte) is type(instant)
-        assert back.must[0].range.gte.isoformat() == instant.isoformat()
-    order = own.OrderBy(key="at", direction=own.Direction.DESC, start_from=instants[0])
+        bound = back.must[0].range.gte
+        assert bound.isoformat() == (expected or instant).isoformat()
+        assert back.must_not == flt.must_not
+    order = models.OrderBy(key="at", direction=models.Direction.DESC, start_from=midnight)
     assert _round_trip(order) == order
-    hits = [own.ScoredPoint(id="a", score=0.5, payload={"k": 1}), own.Record(id=2, payload=None)]
+    hits = [
+        models.ScoredPoint(id="a", version=0, score=0.5, payload={"k": 1}),
+        models.Record(id=2, payload=None),
+    ]
     assert _round_trip(hits) == hits
 
 
