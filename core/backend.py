@@ -2,10 +2,9 @@
 
 Profiles talk to a `VectorBackend`: a LlamaIndex vector store per collection for adding and
 searching nodes, plus the few native operations LlamaIndex has no words for (scroll with order_by,
-count, facet, delete by filter, payload indexes, collection metadata). Filters, orders and points
-are `core.engine_models` (qdrant-client's names and fields, without importing it; its own models
-are accepted too): Edge translates them in `core.edge_filters`, the qdrant-client engines with
-`engine_models.to_client`.
+count, facet, delete by filter, payload indexes, collection metadata). Filters, orders, points
+and hits are `qdrant_client.models`: the qdrant-client engines take them as they are, Qdrant
+Edge translates them in `core.edge_filters`.
 """
 
 from __future__ import annotations
@@ -17,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # kept out of start-up: the server lists its tools before any engine is opened
     from llama_index.core.vector_stores.types import BasePydanticVectorStore
+    from qdrant_client import models
 
-    from scoperag.core import engine_models as models
     from scoperag.core.generations import GenerationRegistry
 
 DENSE_VECTOR = "text-dense"  # the vector name LlamaIndex's QdrantVectorStore reads and writes

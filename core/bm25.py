@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from scoperag.core import engine_models as models
+from qdrant_client import models
 
 if TYPE_CHECKING:
     import qdrant_edge as edge

@@ -11,7 +11,6 @@ from scoperag.core.backend import (
     meaning_breaks_ties,
 )
 from scoperag.core.bm25 import query_vector
-from scoperag.core.engine_models import to_client
 
 
 def search(
@@ -64,7 +63,7 @@ def search(
                 params=models.SearchParams(exact=True),
             ),
             models.Prefetch(
-                query=to_client(query_vector(text)),
+                query=query_vector(text),
                 using=SPARSE_VECTOR,
                 filter=among,
                 limit=len(cosines),

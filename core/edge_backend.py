@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import qdrant_edge as edge
+from qdrant_client import models
 
 from scoperag.core import edge_search
-from scoperag.core import engine_models as models
 from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR, VectorBackend
 from scoperag.core.edge_collection import EdgeCollection
 from scoperag.core.errors import ScoperagError, StoreLockedError

@@ -14,8 +14,8 @@ from functools import partial
 from typing import Any
 
 import qdrant_edge as edge
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.backend import ALL_VALUES, DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.core.bm25 import document_vector, node_text
 from scoperag.core.edge_errors import missing_index

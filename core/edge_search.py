@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import qdrant_edge as edge
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.backend import FUSION_CANDIDATES, SPARSE_VECTOR, meaning_breaks_ties
 from scoperag.core.bm25 import query_vector
 from scoperag.core.edge_filters import plain_id, to_edge_vectors

@@ -22,8 +22,8 @@ from llama_index.core.vector_stores.types import (
 )
 from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_metadata_dict
 from pydantic import PrivateAttr
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.edge_collection import EdgeCollection
 from scoperag.core.generations import SOURCE_KEY
 

@@ -27,9 +27,10 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.errors import ScoperagError
+from scoperag.core.fields import narrowed
 
 if TYPE_CHECKING:
     from scoperag.core.backend import VectorBackend
@@ -91,7 +92,7 @@ def with_hidden(flt: models.Filter | None, hidden: Sequence[models.Filter]) -> m
     """
     if not hidden:
         return flt
-    return models.narrowed(flt, must_not=hidden)
+    return narrowed(flt, must_not=hidden)
 
 
 class Generations(ABC):

@@ -1,8 +1,4 @@
-"""`VectorBackend` on qdrant-client: embedded local mode (`path=`) or a Qdrant server (`url=`).
-
-Filters, orders and points given in `core.engine_models` become qdrant-client's models here
-(`to_client`), on their way in.
-"""
+"""`VectorBackend` on qdrant-client: embedded local mode (`path=`) or a Qdrant server (`url=`)."""
 
 from __future__ import annotations
 
@@ -21,7 +17,6 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 from scoperag.core import client_reindex, client_search
 from scoperag.core.backend import ALL_VALUES, DENSE_VECTOR, SPARSE_VECTOR, VectorBackend
 from scoperag.core.bm25 import document_vector, encode_documents, encode_queries, node_text
-from scoperag.core.engine_models import to_client
 from scoperag.core.errors import QdrantUnreachableError, StoreLockedError
 from scoperag.core.generations import with_hidden
 
@@ -37,7 +32,7 @@ class ScopedQdrantVectorStore(QdrantVectorStore):
     def query(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
         flt = kwargs.get("qdrant_filters")
         flt = flt if flt is not None else self._build_query_filter(query)
-        visible = to_client(with_hidden(flt, self._hidden()))
+        visible = with_hidden(flt, self._hidden())
         return super().query(query, **{**kwargs, "qdrant_filters": visible})
 
 
@@ -150,9 +145,8 @@ class QdrantClientBackend(VectorBackend):
         )
 
     def _visible(self, collection: str, flt: models.Filter | None) -> models.Filter | None:
-        """`flt` narrowed to what readers may see (`core.generations`), in qdrant-client's
-        models."""
-        return to_client(self.generations.visible(collection, flt))
+        """`flt` narrowed to what readers may see (`core.generations`)."""
+        return self.generations.visible(collection, flt)
 
     def list_collections(self) -> list[str]:
         return sorted(c.name for c in self.client.get_collections().collections)
@@ -199,7 +193,7 @@ class QdrantClientBackend(VectorBackend):
                 logging.getLogger("qdrant_client").disabled = False
 
     def delete(self, collection: str, flt: models.Filter) -> None:
-        selector = models.FilterSelector(filter=to_client(flt))
+        selector = models.FilterSelector(filter=flt)
         self.client.delete(collection, points_selector=selector, wait=True)
 
     def delete_collection(self, collection: str) -> None:
@@ -223,7 +217,7 @@ class QdrantClientBackend(VectorBackend):
                 collection,
                 scroll_filter=flt,
                 limit=offset + limit,
-                order_by=to_client(order_by),
+                order_by=order_by,
                 with_payload=offset == 0,
             )
             if not offset:
@@ -276,7 +270,6 @@ class QdrantClientBackend(VectorBackend):
         self.client.set_payload(collection, payload=payload, points=[point_id], wait=True)
 
     def upsert_points(self, collection: str, points: list[models.PointStruct]) -> None:
-        points = to_client(points)
         if self.has_keywords(collection):
             points = [_with_keywords(point) for point in points]
         self.client.upsert(collection, points=points, wait=True)
@@ -290,5 +283,5 @@ def _with_keywords(point: models.PointStruct) -> models.PointStruct:
     vector = point.vector
     if not isinstance(vector, dict) or SPARSE_VECTOR in vector:
         return point
-    sparse = to_client(document_vector(node_text(point.payload or {})))
+    sparse = document_vector(node_text(point.payload or {}))
     return point.model_copy(update={"vector": {**vector, SPARSE_VECTOR: sparse}})

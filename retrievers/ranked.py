@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scoperag.core import engine_models as models
+from qdrant_client import models
+
 from scoperag.core.collections import ready_for_reading
 from scoperag.retrievers.searches import FilteredSearch, SearchQuery
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from scoperag.core import engine_models as models
+from qdrant_client import models
+
 from scoperag.core.backend import KEYWORD_HINT, VectorBackend
 from scoperag.core.collections import ready_for_reading
 from scoperag.core.embeddings import Embedder

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.contracts.pdf import pdf_indexes
 from scoperag.core.fields import FilterableField, build_filter, empty_selection
 from scoperag.core.generations import GENERATION_KEY

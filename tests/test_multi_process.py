@@ -24,8 +24,8 @@ import anyio
 import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
+from qdrant_client import models
 
-from scoperag.core import engine_models as own
 from scoperag.core.backend import DENSE_VECTOR
 from scoperag.core.embeddings import Embedder
 from scoperag.core.settings import Settings
@@ -166,7 +166,7 @@ def test_a_second_runtime_in_one_process_works_through_the_first(
 def test_an_attached_runtime_filters_by_time_and_order_like_the_owner(
     make_runtime: Callable[..., Runtime], backend_name: str, embedder: Embedder
 ) -> None:
-    """scoperag's own filters, orders and hits (`core.engine_models`) cross to the owner and
+    """Filters, orders and hits (`qdrant_client.models`) cross to the owner and
     back: a datetime range (regression: a datetime could not be sent), an order and a search
     give the attached runtime the owner's answers."""
     if backend_name == "server":
@@ -179,7 +179,7 @@ def test_an_attached_runtime_filters_by_time_and_order_like_the_owner(
     holder.backend.upsert_points(
         "timed",
         [
-            own.PointStruct(
+            models.PointStruct(
                 id=n + 1,
                 vector={DENSE_VECTOR: [1.0, float(n), 0.5]},
                 payload={"at": (start + timedelta(days=n)).isoformat(), "n": n},
@@ -187,9 +187,9 @@ def test_an_attached_runtime_filters_by_time_and_order_like_the_owner(
             for n in range(6)
         ],
     )
-    since = own.DatetimeRange(gte=start + timedelta(days=2))
-    flt = own.Filter(must=[own.FieldCondition(key="at", range=since)])
-    newest = own.OrderBy(key="n", direction=own.Direction.DESC)
+    since = models.DatetimeRange(gte=start + timedelta(days=2))
+    flt = models.Filter(must=[models.FieldCondition(key="at", range=since)])
+    newest = models.OrderBy(key="n", direction=models.Direction.DESC)
     other = Runtime(holder.settings, embedder=embedder)
     try:
         assert other.backend.role == "attached"
@@ -359,7 +359,9 @@ def test_an_attached_write_larger_than_any_message_limit_goes_through(
     holder.backend.create_collection("large", 3, {})
     text = "x" * 8192
     points = [
-        own.PointStruct(id=n + 1, vector={DENSE_VECTOR: [1.0, float(n), 0.5]}, payload={"t": text})
+        models.PointStruct(
+            id=n + 1, vector={DENSE_VECTOR: [1.0, float(n), 0.5]}, payload={"t": text}
+        )
         for n in range(600)
     ]
     assert len(json.dumps([p.payload for p in points])) > 4 * 1024 * 1024

@@ -12,7 +12,6 @@ from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from llama_index.core.vector_stores.types import VectorStoreQuery
 from qdrant_client import models
 
-from scoperag.core import engine_models as own
 from scoperag.core.edge_errors import MissingIndexError
 from scoperag.core.errors import InvalidParameterError
 from scoperag.core.settings import Settings
@@ -49,11 +48,6 @@ def test_engine_arguments_and_results_come_back_equal() -> None:
         VectorStoreQuery(query_embedding=[0.1], similarity_top_k=3),
     ]
     assert [_round_trip(value) for value in values] == values
-
-
-def test_scoperag_own_models_travel_as_qdrant_client_models() -> None:
-    flt = own.Filter(must=[own.FieldCondition(key="n", match=own.MatchAny(any=[1, 2]))])
-    assert _round_trip(flt) == own.to_client(flt)
 
 
 @pytest.mark.parametrize(

@@ -35,8 +35,7 @@ from scoperag.server.store_sharing.owner import Engine, OwnerServer, engine_dir,
 
 if TYPE_CHECKING:
     from llama_index.core.vector_stores.types import BasePydanticVectorStore
-
-    from scoperag.core import engine_models as models
+    from qdrant_client import models
 
 TAKEOVER_SECONDS = 30.0  # how long to wait for a new owner to listen before giving up
 CALL_SECONDS = 600.0  # a large upsert or a migration page can take minutes on a busy machine
@@ -279,14 +278,10 @@ class SharedBackend(VectorBackend):
         return copy.deepcopy(value)
 
     def vector_store(self, collection: str) -> BasePydanticVectorStore:
-        """LlamaIndex's vector store over the collection, its calls run where the engine is
-        open (LlamaIndex is imported here, not for the tools' searches)."""
+        """LlamaIndex's vector store over the collection, its calls run where the engine is."""
         from scoperag.server.store_sharing.vector_store import SharedVectorStore
 
         return SharedVectorStore(collection, self.call)
-
-    def list_collections(self) -> list[str]:
-        return self.call("list_collections")
 
     def collection_exists(self, collection: str) -> bool:
         return self._known("collection_exists", collection)
@@ -297,57 +292,57 @@ class SharedBackend(VectorBackend):
     def has_keywords(self, collection: str) -> bool:
         return self._known("has_keywords", collection)
 
-    def add_keywords(self, collection: str) -> int:
-        return self.call("add_keywords", collection)
-
-    def search(self, collection: str, *args: Any, **kwargs: Any) -> list[models.ScoredPoint]:
-        return self.call("search", collection, *args, **kwargs)
-
-    def search_counted(
-        self, collection: str, *args: Any, **kwargs: Any
-    ) -> tuple[list[models.ScoredPoint], int]:
-        return self.call("search_counted", collection, *args, **kwargs)
-
-    def create_collection(self, collection: str, dimension: int, metadata: dict[str, Any]) -> None:
-        self.call("create_collection", collection, dimension, metadata)
-
-    def update_collection_metadata(self, collection: str, changes: dict[str, Any]) -> None:
-        self.call("update_collection_metadata", collection, changes)
-
-    def payload_indexes(self, collection: str) -> dict[str, str]:
-        return self.call("payload_indexes", collection)
-
-    def create_index(self, collection: str, key: str, schema: str) -> None:
-        self.call("create_index", collection, key, schema)
-
-    def delete(self, collection: str, flt: models.Filter) -> None:
-        self.call("delete", collection, flt)
-
-    def delete_collection(self, collection: str) -> None:
-        self.call("delete_collection", collection)
-
-    def scroll(self, collection: str, *args: Any, **kwargs: Any) -> list[models.Record]:
-        return self.call("scroll", collection, *args, **kwargs)
-
     def points(self, collection: str, batch_size: int = 512) -> Iterator[list[models.Record]]:
         return iter(self.call("points", collection, batch_size))
 
-    def count(self, collection: str, flt: models.Filter | None) -> int:
-        return self.call("count", collection, flt)
+    # The other operations, as the owner's engine runs them (see `VectorBackend`).
+    def list_collections(self, *a: Any, **k: Any) -> list[str]:
+        return self.call("list_collections", *a, **k)
 
-    def facet(
-        self, collection: str, key: str, flt: models.Filter | None, limit: int
-    ) -> dict[Any, int]:
-        return self.call("facet", collection, key, flt, limit)
+    def add_keywords(self, *a: Any, **k: Any) -> int:
+        return self.call("add_keywords", *a, **k)
 
-    def key_values(self, collection: str, key: str) -> list[Any]:
-        return self.call("key_values", collection, key)
+    def search(self, *a: Any, **k: Any) -> list[models.ScoredPoint]:
+        return self.call("search", *a, **k)
 
-    def set_payload(self, collection: str, point_id: int | str, payload: dict[str, Any]) -> None:
-        self.call("set_payload", collection, point_id, payload)
+    def search_counted(self, *a: Any, **k: Any) -> tuple[list[models.ScoredPoint], int]:
+        return self.call("search_counted", *a, **k)
 
-    def upsert_points(self, collection: str, points: list[models.PointStruct]) -> None:
-        self.call("upsert_points", collection, points)
+    def create_collection(self, *a: Any, **k: Any) -> None:
+        self.call("create_collection", *a, **k)
+
+    def update_collection_metadata(self, *a: Any, **k: Any) -> None:
+        self.call("update_collection_metadata", *a, **k)
+
+    def payload_indexes(self, *a: Any, **k: Any) -> dict[str, str]:
+        return self.call("payload_indexes", *a, **k)
+
+    def create_index(self, *a: Any, **k: Any) -> None:
+        self.call("create_index", *a, **k)
+
+    def delete(self, *a: Any, **k: Any) -> None:
+        self.call("delete", *a, **k)
+
+    def delete_collection(self, *a: Any, **k: Any) -> None:
+        self.call("delete_collection", *a, **k)
+
+    def scroll(self, *a: Any, **k: Any) -> list[models.Record]:
+        return self.call("scroll", *a, **k)
+
+    def count(self, *a: Any, **k: Any) -> int:
+        return self.call("count", *a, **k)
+
+    def facet(self, *a: Any, **k: Any) -> dict[Any, int]:
+        return self.call("facet", *a, **k)
+
+    def key_values(self, *a: Any, **k: Any) -> list[Any]:
+        return self.call("key_values", *a, **k)
+
+    def set_payload(self, *a: Any, **k: Any) -> None:
+        self.call("set_payload", *a, **k)
+
+    def upsert_points(self, *a: Any, **k: Any) -> None:
+        self.call("upsert_points", *a, **k)
 
     @property
     def engine(self) -> VectorBackend:

@@ -88,10 +88,6 @@ def encode(value: Any) -> Any:
         return {"$type": "date", "value": value.isoformat()}
     if isinstance(value, Iterator):  # e.g. `points`: its pages, read to the end
         return [encode(item) for item in value]
-    if type(value).__module__ == "scoperag.core.engine_models":
-        from scoperag.core.engine_models import to_client
-
-        value = to_client(value)
     name = type(value).__name__
     if types().get(name) is not type(value):
         raise WireError(f"Cannot send a {name} to another process: not a wire type.")
