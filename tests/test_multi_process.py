@@ -415,3 +415,30 @@ def test_concurrent_first_use_creates_a_collection_once(
             prepare_for_writing(other.backend, embedder, "first", [])
     finally:
         other.close()
+
+
+async def test_a_find_asks_the_engine_at_most_twice_in_owner_and_attached(
+    make_runtime: Callable[..., Runtime], backend_name: str, embedder: Embedder
+) -> None:
+    """A collection's existence, embedder and keyword vectors are known per version of its
+    record, so a `qdrant-find` costs the engine at most two operations in every process once
+    that record is read."""
+    from scoperag.server.app import build_server
+    from scoperag.server.pdf_service import ingest_paths
+
+    if backend_name != "edge":
+        pytest.skip("the record is read per version on Qdrant Edge")
+    holder = make_runtime(profiles=["pdf"])
+    ingest_paths(holder, [SAMPLE / "qpdf-page-labels-num-tree.pdf"], None, None)
+    other = Runtime(holder.settings, embedder=embedder)
+    try:
+        for runtime in (holder, other):
+            async with Client(build_server(runtime)) as client:
+                await client.call_tool("qdrant-find", {"query": "first"})  # reads the record
+                for query in ("page labels", "number tree", "potato"):
+                    before = dict(store_status(holder.settings)["owner"]["operations"])
+                    await client.call_tool("qdrant-find", {"query": query})
+                    after = store_status(holder.settings)["owner"]["operations"]
+                    assert sum(after.values()) - sum(before.values()) <= 2
+    finally:
+        other.close()

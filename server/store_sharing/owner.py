@@ -20,6 +20,7 @@ import socket
 import sys
 import tempfile
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -95,10 +96,12 @@ class Engine:
         self.engine = engine
         self.writes = threading.Lock()
         self._parallel_reads = engine.name == "edge"
+        self.counts: Counter[str] = Counter()  # operations run, by name (`scoperag status`)
 
     def run(self, op: str, args: list[Any] | tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Run `op`; an iterator result (e.g. `points`) is read to the end inside the lock."""
         target = self._operation(op)
+        self.counts[op] += 1
         if op in READS and self._parallel_reads:
             return _materialised(target(*args, **kwargs))
         with self.writes:
@@ -196,10 +199,9 @@ class OwnerServer:
                         self._clients[connection] = about
                 return {"id": request.get("id"), "result": self.record}
             if method == "status":
-                return {
-                    "id": request.get("id"),
-                    "result": {**self.record, "attached": self.attached()},
-                }
+                counts = self.engine.counts
+                status = {**self.record, "attached": self.attached(), "operations": counts}
+                return {"id": request.get("id"), "result": status}
             args, kwargs = (
                 wire.decode(params.get("args", [])),
                 wire.decode(params.get("kwargs", {})),
