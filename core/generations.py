@@ -22,6 +22,7 @@ import threading
 import time
 import uuid
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Literal
@@ -95,6 +96,35 @@ def with_hidden(flt: models.Filter | None, hidden: Sequence[models.Filter]) -> m
     return narrowed(flt, must_not=hidden)
 
 
+class ReadBarrier:
+    """Lets a registry change wait for the reads that began before it (and so may filter by
+    the registry as it was): a read is never left seeing neither version, nor a mix."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._epoch = 0
+        self._open: Counter[int] = Counter()  # reads in progress, by the epoch they began in
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        with self._changed:
+            epoch = self._epoch
+            self._open[epoch] += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._open[epoch] -= 1
+                if not self._open[epoch]:
+                    del self._open[epoch]
+                    self._changed.notify_all()
+
+    def wait_for_earlier_reads(self) -> None:
+        with self._changed:
+            self._epoch += 1
+            self._changed.wait_for(lambda: min(self._open, default=self._epoch) >= self._epoch)
+
+
 class Generations(ABC):
     """Begin, commit and abort generations; `replacing` runs an ingestion between them."""
 
@@ -142,6 +172,7 @@ class GenerationRegistry(Generations):
         self._fresh = fresh
         self._cache: dict[str, list[Hidden]] = {}
         self._lock = threading.RLock()
+        self.reads = ReadBarrier()  # reads of the owner's engine run inside `reads.reading()`
 
     def entries(self, collection: str) -> list[Hidden]:
         if self._fresh or collection not in self._cache:
@@ -208,6 +239,7 @@ class GenerationRegistry(Generations):
                 started=time.time(),
             )
             self._replace_entry(collection, None, writing)
+            self.reads.wait_for_earlier_reads()  # none may see the new points unhidden
         return writing.generation
 
     def commit(self, collection: str, generation: str, keep_ids: list[str]) -> None:
@@ -224,6 +256,7 @@ class GenerationRegistry(Generations):
                 update={"phase": "retiring", "keep_ids": keep_ids, "spared": others}
             )
             self._replace_entry(collection, writing, retiring)  # the flip
+            self.reads.wait_for_earlier_reads()  # none may still read the old version
             self._backend.delete(collection, retiring.condition())
             self._replace_entry(collection, retiring, None)
 

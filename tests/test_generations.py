@@ -220,3 +220,35 @@ def test_replacements_of_two_sources_at_once_keep_both(
     one_end.__exit__(None, None, None)
     assert _generations_of(runtime, "one") == {one: len(nodes)}
     assert _generations_of(runtime, "two") == {two: len(nodes)}
+
+
+def test_readers_never_see_nothing_nor_a_mix_while_two_writers_replace_a_source(
+    make_runtime: Callable[..., Runtime], book_path: Path
+) -> None:
+    """Regression: a read that filtered by the registry as it was before a flip could run after
+    the old points were deleted and find neither version. A change waits for such reads."""
+    runtime = make_runtime(profiles=["books"])
+    ingest_book(book_path, runtime.backend, runtime.embedder, BOOK_ID, last_chapter=1)
+    nodes = _version(runtime, book_path, 1)
+    seen: list[int] = []
+    done = threading.Event()
+
+    def read() -> None:
+        while not done.is_set():
+            seen.append(len(_generations_of(runtime, BOOK_ID)))
+
+    def write() -> None:
+        for _ in range(4):
+            _, end = _written(runtime, BOOK_ID, nodes)
+            end.__exit__(None, None, None)
+
+    readers = [threading.Thread(target=read) for _ in range(2)]
+    writers = [threading.Thread(target=write) for _ in range(2)]
+    for thread in readers + writers:
+        thread.start()
+    for thread in writers:
+        thread.join(300)
+    done.set()
+    for thread in readers:
+        thread.join(60)
+    assert seen and set(seen) == {1}

@@ -95,15 +95,16 @@ class Engine:
     def __init__(self, engine: VectorBackend) -> None:
         self.engine = engine
         self.writes = threading.Lock()
-        self._parallel_reads = engine.name == "edge"
+        self._read_lock = contextlib.nullcontext() if engine.name == "edge" else self.writes
         self.counts: Counter[str] = Counter()  # operations run, by name (`scoperag status`)
 
     def run(self, op: str, args: list[Any] | tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Run `op`; an iterator result (e.g. `points`) is read to the end inside the lock."""
         target = self._operation(op)
         self.counts[op] += 1
-        if op in READS and self._parallel_reads:
-            return _materialised(target(*args, **kwargs))
+        if op in READS:
+            with self._read_lock, self.engine.generations.reads.reading():
+                return _materialised(target(*args, **kwargs))
         with self.writes:
             return _materialised(target(*args, **kwargs))
 
