@@ -15,10 +15,10 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # kept out of start-up: the server lists its tools before any engine is opened
-    from llama_index.core.vector_stores.types import BasePydanticVectorStore
     from qdrant_client import models
 
     from scoperag.core.generations import GenerationRegistry
+    from scoperag.core.vector_store import CollectionVectorStore
 
 DENSE_VECTOR = "text-dense"  # the vector name LlamaIndex's QdrantVectorStore reads and writes
 SPARSE_VECTOR = "text-bm25"  # BM25 sparse vectors (core.bm25), with the engine's IDF modifier
@@ -45,9 +45,12 @@ class VectorBackend(ABC):
 
         return GenerationRegistry(self, fresh=self.fresh_registry)
 
-    @abstractmethod
-    def vector_store(self, collection: str) -> BasePydanticVectorStore:
-        """LlamaIndex vector store over an existing collection."""
+    def vector_store(self, collection: str) -> CollectionVectorStore:
+        """LlamaIndex's vector store over an existing collection, on this backend's operations
+        (LlamaIndex is imported here, not for the tools' searches)."""
+        from scoperag.core.vector_store import CollectionVectorStore
+
+        return CollectionVectorStore(self, collection)
 
     @abstractmethod
     def list_collections(self) -> list[str]: ...
@@ -141,8 +144,10 @@ class VectorBackend(ABC):
         limit: int,
         offset: int = 0,
         order_by: models.OrderBy | None = None,
+        with_vectors: bool = False,
     ) -> list[models.Record]:
-        """Visible points matching `flt`, skipping `offset`, ordered by `order_by` (else by id)."""
+        """Visible points matching `flt`, skipping `offset`, ordered by `order_by` (else by id),
+        with their vectors if asked."""
 
     @abstractmethod
     def points(self, collection: str, batch_size: int = 512) -> Iterator[list[models.Record]]:

@@ -35,7 +35,7 @@ from scoperag.core.edge_collection import EdgeCollection
 from scoperag.core.errors import ScoperagError, StoreLockedError
 
 if TYPE_CHECKING:
-    from llama_index.core.vector_stores.types import BasePydanticVectorStore
+    pass
 
 # ef_construct 64 instead of 100 halves the indexing work (ingestion keeps up with embedding);
 # the search beams of `EdgeCollection.plan_search` keep recall@10 >= 0.99 on such graphs.
@@ -90,13 +90,6 @@ class EdgeBackend(VectorBackend):
                 f"Invalid collection name {collection!r}: use letters, digits, '-' and '_'."
             )
         return self.root / collection
-
-    def vector_store(self, collection: str) -> BasePydanticVectorStore:
-        """LlamaIndex's vector store over the collection (LlamaIndex is imported here, not for
-        the tools' searches)."""
-        from scoperag.core.edge_vector_store import EdgeVectorStore
-
-        return EdgeVectorStore(self.edge_collection(collection))
 
     def edge_collection(self, collection: str) -> EdgeCollection:
         """The collection's engine operations on its shard, loaded on first use."""
@@ -252,8 +245,9 @@ class EdgeBackend(VectorBackend):
         limit: int,
         offset: int = 0,
         order_by: models.OrderBy | None = None,
+        with_vectors: bool = False,
     ) -> list[models.Record]:
-        return self.edge_collection(collection).scroll(flt, limit, offset, order_by)
+        return self.edge_collection(collection).scroll(flt, limit, offset, order_by, with_vectors)
 
     def points(self, collection: str, batch_size: int = 512) -> Iterator[list[models.Record]]:
         """Every point with its vectors and payload, a page at a time (for migrations)."""
