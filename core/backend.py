@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # kept out of start-up: the server lists its tools before any
     from qdrant_client import models
 
     from scoperag.core.generations import GenerationRegistry
+    from scoperag.core.search_request import SearchRequest, SearchResult
     from scoperag.core.vector_store import CollectionVectorStore
 
 DENSE_VECTOR = "text-dense"  # the vector name LlamaIndex's QdrantVectorStore reads and writes
@@ -70,42 +71,21 @@ class VectorBackend(ABC):
         """
 
     @abstractmethod
-    def search(
-        self,
-        collection: str,
-        dense: list[float],
-        text: str | None,
-        flt: models.Filter | None,
-        limit: int,
-        offset: int = 0,
-        score_threshold: float | None = None,
-        with_payload: bool = True,
-    ) -> list[models.ScoredPoint]:
-        """Points matching `flt`, best first, each scored by its cosine similarity to `dense`.
+    def search(self, request: SearchRequest) -> SearchResult:
+        """The request's page: visible points matching its filter, best first, each scored by
+        its cosine similarity to `dense`, in one engine operation.
 
-        Only points whose cosine is at least `score_threshold` are candidates. With `text`
-        (and `has_keywords`), the order is the engine's distribution-based score fusion
-        (DBSF: each ranking's scores normalised by their spread, then summed) of the dense
-        ranking and the BM25 ranking of `text` over those same candidates (two prefetches, the
-        filter and the floor in both), so keywords reorder what meaning found and never bring
-        in a point below the floor; without, it is the dense ranking. `offset` skips that many.
+        A collection that does not exist gives no hits (`exists` False); one built with another
+        embedder than `request.embedder` raises `EmbedderMismatchError`. Only points whose
+        cosine is at least `score_threshold` are candidates. With `text` on a collection that
+        keeps BM25 vectors (`keywords`), the order is the engine's distribution-based score
+        fusion (DBSF: each ranking's scores normalised by their spread, then summed) of the
+        dense ranking and the BM25 ranking of `text` over those same candidates (two
+        prefetches, the filter and the floor in both), so keywords reorder what meaning found
+        and never bring in a point below the floor; otherwise it is the dense ranking. `offset`
+        skips that many. With `count_cap`, `count` is the number of candidates up to that cap
+        (on Qdrant Edge one ids-only query gives both the count and the page's candidates).
         """
-
-    @abstractmethod
-    def search_counted(
-        self,
-        collection: str,
-        dense: list[float],
-        text: str | None,
-        flt: models.Filter | None,
-        limit: int,
-        offset: int,
-        score_threshold: float,
-        cap: int,
-    ) -> tuple[list[models.ScoredPoint], int]:
-        """`search`'s page (payloads included) and how many visible points matching `flt` have
-        a cosine of at least `score_threshold` to `dense`, counted up to `cap`. On Qdrant Edge
-        one ids-only query gives both the count and the page's candidates."""
 
     @abstractmethod
     def collection_exists(self, collection: str) -> bool: ...

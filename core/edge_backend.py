@@ -31,8 +31,10 @@ from qdrant_client import models
 
 from scoperag.core import edge_search
 from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR, VectorBackend
+from scoperag.core.collections import searchable
 from scoperag.core.edge_collection import EdgeCollection
 from scoperag.core.errors import ScoperagError, StoreLockedError
+from scoperag.core.search_request import SearchRequest, SearchResult
 
 if TYPE_CHECKING:
     pass
@@ -176,37 +178,13 @@ class EdgeBackend(VectorBackend):
         shutil.rmtree(folder / record.get("shard", _SHARD))
         return copied
 
-    def search(
-        self,
-        collection: str,
-        dense: list[float],
-        text: str | None,
-        flt: models.Filter | None,
-        limit: int,
-        offset: int = 0,
-        score_threshold: float | None = None,
-        with_payload: bool = True,
-    ) -> list[models.ScoredPoint]:
-        engine = self.edge_collection(collection)  # its filters hide what readers must not see
-        return edge_search.search(
-            engine, dense, text, flt, limit, offset, score_threshold, with_payload
-        )
-
-    def search_counted(
-        self,
-        collection: str,
-        dense: list[float],
-        text: str | None,
-        flt: models.Filter | None,
-        limit: int,
-        offset: int,
-        score_threshold: float,
-        cap: int,
-    ) -> tuple[list[models.ScoredPoint], int]:
-        engine = self.edge_collection(collection)
-        return edge_search.search_counted(
-            engine, dense, text, flt, limit, offset, score_threshold, cap
-        )
+    def search(self, request: SearchRequest) -> SearchResult:
+        if not searchable(self, request):
+            return SearchResult(hits=[], exists=False, keywords=False)
+        engine = self.edge_collection(
+            request.collection
+        )  # its filters hide what readers must not see
+        return edge_search.search(engine, request)
 
     def update_collection_metadata(self, collection: str, changes: dict[str, Any]) -> None:
         path = self._dir(collection) / _METADATA

@@ -35,7 +35,6 @@ READS = {
     "backend.key_values",
     "backend.has_keywords",
     "backend.search",
-    "backend.search_counted",
     "store.query",
     "store.get_nodes",
 }

@@ -14,8 +14,10 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 from scoperag.core import client_reindex, client_search
 from scoperag.core.backend import ALL_VALUES, DENSE_VECTOR, SPARSE_VECTOR, VectorBackend
 from scoperag.core.bm25 import document_vector, node_text
+from scoperag.core.collections import searchable
 from scoperag.core.engine_errors import is_store_locked
 from scoperag.core.errors import QdrantUnreachableError, StoreLockedError
+from scoperag.core.search_request import SearchRequest, SearchResult
 
 
 class QdrantClientBackend(VectorBackend):
@@ -67,47 +69,17 @@ class QdrantClientBackend(VectorBackend):
         """Rebuild the collection with BM25 vectors, resumably (`core.client_reindex`)."""
         return client_reindex.add_keywords(self, collection)
 
-    def search(
-        self,
-        collection: str,
-        dense: list[float],
-        text: str | None,
-        flt: models.Filter | None,
-        limit: int,
-        offset: int = 0,
-        score_threshold: float | None = None,
-        with_payload: bool = True,
-    ) -> list[models.ScoredPoint]:
-        flt = self._visible(collection, flt)
-        keywords = bool(text and text.strip()) and self.has_keywords(collection)
-        return client_search.search(
-            self.client,
-            collection,
-            dense,
-            text if keywords else None,
-            flt,
-            limit,
-            offset,
-            score_threshold,
-            with_payload,
-        )
-
-    def search_counted(
-        self,
-        collection: str,
-        dense: list[float],
-        text: str | None,
-        flt: models.Filter | None,
-        limit: int,
-        offset: int,
-        score_threshold: float,
-        cap: int,
-    ) -> tuple[list[models.ScoredPoint], int]:
-        page = self.search(collection, dense, text, flt, limit, offset, score_threshold)
-        flt = self._visible(collection, flt)
-        return page, client_search.count_above(
-            self.client, collection, dense, flt, score_threshold, cap
-        )
+    def search(self, request: SearchRequest) -> SearchResult:
+        if not searchable(self, request):
+            return SearchResult(hits=[], exists=False, keywords=False)
+        keywords = self.has_keywords(request.collection)
+        flt = self._visible(request.collection, request.filter)
+        hybrid = keywords and bool(request.text and request.text.strip())
+        hits = client_search.search(self.client, request, flt, hybrid)
+        count = None
+        if request.count_cap is not None:
+            count = client_search.count_above(self.client, request, flt, request.count_cap)
+        return SearchResult(hits=hits, exists=True, keywords=keywords, count=count)
 
     def _visible(self, collection: str, flt: models.Filter | None) -> models.Filter | None:
         """`flt` narrowed to what readers may see (`core.generations`)."""

@@ -28,6 +28,7 @@ from qdrant_client import models
 from scoperag.core.backend import DENSE_VECTOR
 from scoperag.core.generations import SOURCE_KEY
 from scoperag.core.metadata_filters import to_qdrant_filter
+from scoperag.core.search_request import SearchRequest
 
 if TYPE_CHECKING:
     from scoperag.core.backend import VectorBackend
@@ -121,14 +122,14 @@ class CollectionVectorStore(BasePydanticVectorStore):
         if flt is None:
             flt = _query_filter(query)
         hybrid = query.mode == VectorStoreQueryMode.HYBRID
-        hits = self._backend.search(
-            self.collection_name,
-            list(query.query_embedding),
-            query.query_str if hybrid else None,
-            flt,
-            query.similarity_top_k,
+        request = SearchRequest(
+            collection=self.collection_name,
+            dense=list(query.query_embedding),
+            text=query.query_str if hybrid else None,
+            filter=flt,
+            limit=query.similarity_top_k,
         )
-        return _result(hits)
+        return _result(self._backend.search(request).hits)
 
 
 def _query_filter(query: VectorStoreQuery) -> models.Filter | None:

@@ -116,5 +116,5 @@ def test_the_operation_table_covers_the_backend_interface() -> None:
     from scoperag.core.engine_ops import OPERATIONS, READS
 
     interface = {f"backend.{name}" for name in VectorBackend.__abstractmethods__}
-    assert interface - set(OPERATIONS) == {"backend.vector_store", "backend.close"}
+    assert interface - set(OPERATIONS) == {"backend.close"}
     assert set(READS) <= set(OPERATIONS)

@@ -152,3 +152,22 @@ def test_payloads_are_llamaindexs_own(backend: VectorBackend) -> None:
     node = _nodes(1)[0]
     stored = backend.scroll("c", None, 1)[0].payload
     assert stored == node_to_metadata_dict(node, remove_text=False, flat_metadata=False)
+
+
+def test_nodes_written_by_llamaindexs_qdrant_store_read_back(tmp_path: Path) -> None:
+    """A collection LlamaIndex's own `QdrantVectorStore` wrote is searched and read as it is."""
+    from llama_index.vector_stores.qdrant import QdrantVectorStore
+
+    backend = QdrantClientBackend.local(tmp_path)
+    backend.create_collection("c", DIM, {})
+    nodes = _nodes()
+    QdrantVectorStore(collection_name="c", client=backend.client).add(nodes)
+    store = backend.vector_store("c")
+    query = VectorStoreQuery(query_embedding=nodes[5].embedding, similarity_top_k=1)
+    assert store.query(query).nodes[0].get_content() == nodes[5].get_content()
+    back = store.get_nodes([nodes[7].node_id])[0]
+    assert back.metadata == nodes[7].metadata and back.ref_doc_id == "doc-1"
+    assert backend.scroll("c", None, 1)[0].payload == node_to_metadata_dict(
+        nodes[0], remove_text=False, flat_metadata=False
+    )
+    backend.close()
