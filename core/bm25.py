@@ -39,18 +39,6 @@ def query_vector(text: str) -> models.SparseVector:
     return _plain(_model().embed_query(text))
 
 
-def encode_documents(texts: list[str]) -> tuple[list[list[int]], list[list[float]]]:
-    """LlamaIndex's `SparseEncoderCallable` shape: indices and values per text."""
-    vectors = [document_vector(text) for text in texts]
-    return [v.indices for v in vectors], [v.values for v in vectors]
-
-
-def encode_queries(texts: list[str]) -> tuple[list[list[int]], list[list[float]]]:
-    """`encode_documents` for queries (LlamaIndex's `sparse_query_fn`)."""
-    vectors = [query_vector(text) for text in texts]
-    return [v.indices for v in vectors], [v.values for v in vectors]
-
-
 def node_text(payload: dict[str, Any]) -> str:
     """The text a stored node is keyword-indexed by: what was embedded (LlamaIndex's layout).
 

@@ -28,16 +28,14 @@ class DocsService:
         """Validated filters -> native Qdrant filter -> top_k chunks."""
         filters = request.filters()
         backend = self.runtime.backend
-        if not backend.collection_exists(COLLECTION):
-            return DocsSearchResult(filters=filters, hits=[], message=EMPTY_HINT)
-        refuse_unindexed(backend, COLLECTION, DOCS_FILTERS)
+        refuse_unindexed(backend, COLLECTION, DOCS_FILTERS)  # a Qdrant server's only
         search = HybridSearch(
             backend, self.runtime.embedder, COLLECTION, filters.qdrant_filter(), request.top_k
         )
-        hits = [
-            _hit(point.payload or {}, point.score)
-            for point in search.points(TextQuery(request.query))
-        ]
+        found = search.search(TextQuery(request.query))
+        if not found.exists:
+            return DocsSearchResult(filters=filters, hits=[], message=EMPTY_HINT)
+        hits = [_hit(point.payload or {}, point.score) for point in found.hits]
         notes = [None if hits else "No document matches these filters.", search.keyword_hint()]
         message = " ".join(note for note in notes if note) or None
         return DocsSearchResult(filters=filters, hits=hits, message=message)

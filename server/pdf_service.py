@@ -58,19 +58,19 @@ class PdfService:
         values = params.model_dump()
         if reason := empty_selection(self.fields, values):
             return FindResult(hits=[], message=reason)
-        backend = self.runtime.backend
-        if not backend.collection_exists(self.collection):
-            return FindResult(hits=[], message=EMPTY_HINT)
         search = HybridSearch(
-            backend,
+            self.runtime.backend,
             self.runtime.embedder,
             self.collection,
             build_filter(self.fields, values),
             top_k=values["limit"],
         )
+        found = search.search(TextQuery(values["query"]))  # the one engine call
+        if not found.exists:
+            return FindResult(hits=[], message=EMPTY_HINT)
         hits = [
             _hit(*stored_text_and_metadata(point.payload or {}), score=point.score)
-            for point in search.points(TextQuery(values["query"]))
+            for point in found.hits
         ]
         notes = [None if hits else "No page matches these filters.", search.keyword_hint()]
         return FindResult(hits=hits, message=" ".join(note for note in notes if note) or None)

@@ -28,6 +28,7 @@ from qdrant_client import models
 
 from scoperag.core.backend import DENSE_VECTOR
 from scoperag.core.embeddings import Embedder
+from scoperag.core.search_request import SearchRequest
 from scoperag.core.settings import Settings
 from scoperag.retrievers.filtered import FilteredRetriever
 from scoperag.server.runtime import Runtime
@@ -190,6 +191,7 @@ def test_an_attached_runtime_filters_by_time_and_order_like_the_owner(
     since = models.DatetimeRange(gte=start + timedelta(days=2))
     flt = models.Filter(must=[models.FieldCondition(key="at", range=since)])
     newest = models.OrderBy(key="n", direction=models.Direction.DESC)
+    nearest = SearchRequest(collection="timed", dense=[1.0, 5.0, 0.5], filter=flt, limit=2)
     other = Runtime(holder.settings, embedder=embedder)
     try:
         assert other.backend.role == "attached"
@@ -197,7 +199,7 @@ def test_an_attached_runtime_filters_by_time_and_order_like_the_owner(
             (
                 [record.id for record in backend.scroll("timed", flt, 10, order_by=newest)],
                 backend.count("timed", flt),
-                [hit.id for hit in backend.search("timed", [1.0, 5.0, 0.5], None, flt, 2)],
+                [hit.id for hit in backend.search(nearest).hits],
             )
             for backend in (holder.backend, other.backend)
         ]

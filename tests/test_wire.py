@@ -8,12 +8,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
-from llama_index.core.vector_stores.types import VectorStoreQuery
 from qdrant_client import models
 
 from scoperag.core.edge_errors import MissingIndexError
 from scoperag.core.errors import InvalidParameterError
+from scoperag.core.search_request import SearchRequest, SearchResult
 from scoperag.core.settings import Settings
 from scoperag.server.runtime import Runtime
 from scoperag.server.store_sharing import wire
@@ -30,22 +29,16 @@ def test_engine_arguments_and_results_come_back_equal() -> None:
         must_not=[models.HasIdCondition(has_id=["a", 5])],
         should=[models.FieldCondition(key="k", match=models.MatchExcept(**{"except": ["x"]}))],
     )
-    node = TextNode(
-        id_="n1",
-        text="Page seven.",
-        metadata={"document_id": "manual"},
-        embedding=[0.1, 0.2],
-        relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id="manual")},
-    )
+    request = SearchRequest(collection="c", dense=[0.1, 0.2], filter=flt, limit=3, count_cap=9)
+    hit = models.ScoredPoint(id=1, version=0, score=0.5, payload={"a": [1, 2]})
     when = datetime(2025, 3, 1, 12, tzinfo=UTC)
     values = [
         flt,
         models.OrderBy(key="n", direction=models.Direction.DESC),
-        models.ScoredPoint(id=1, version=0, score=0.5, payload={"a": [1, 2]}),
         {1: 2, False: 3},
         {"at": when},
-        node,
-        VectorStoreQuery(query_embedding=[0.1], similarity_top_k=3),
+        request,
+        SearchResult(hits=[hit], exists=True, keywords=False, count=1),
     ]
     assert [_round_trip(value) for value in values] == values
 
@@ -56,6 +49,7 @@ def test_engine_arguments_and_results_come_back_equal() -> None:
         {"$type": "scoperag.core.edge_backend:os.system", "value": "id"},
         {"$type": "system", "value": "id"},
         {"$type": "BaseModel", "value": {}},
+        {"$type": "TextNode", "value": {}},
     ],
 )
 def test_a_type_outside_the_table_is_refused(data: dict) -> None:

@@ -36,12 +36,10 @@ _MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes with the final NUL; keep a ma
 READS = {
     "list_collections", "collection_exists", "collection_metadata", "payload_indexes",
     "scroll", "points", "count", "facet", "key_values", "has_keywords", "search",
-    "search_counted", "store.query", "store.get_nodes",
 }  # fmt: skip
 WRITES = {
     "add_keywords", "create_collection", "update_collection_metadata", "create_index",
     "delete", "delete_collection", "set_payload", "upsert_points",
-    "store.add", "store.delete", "store.delete_nodes", "store.clear",
     "generations.begin", "generations.commit", "generations.abort", "generations.recover",
 }  # fmt: skip
 
@@ -114,10 +112,6 @@ class Engine:
         kind, _, name = op.rpartition(".")
         if kind == "generations":
             return getattr(self.engine.generations, name)
-        if kind == "store":
-            return lambda collection, *a, **k: getattr(self.engine.vector_store(collection), name)(
-                *a, **k
-            )
         return getattr(self.engine, name)
 
 

@@ -34,8 +34,9 @@ from scoperag.server.store_sharing import wire
 from scoperag.server.store_sharing.owner import Engine, OwnerServer, engine_dir, read_record
 
 if TYPE_CHECKING:
-    from llama_index.core.vector_stores.types import BasePydanticVectorStore
     from qdrant_client import models
+
+    from scoperag.core.search_request import SearchRequest, SearchResult
 
 TAKEOVER_SECONDS = 30.0  # how long to wait for a new owner to listen before giving up
 CALL_SECONDS = 600.0  # a large upsert or a migration page can take minutes on a busy machine
@@ -277,12 +278,6 @@ class SharedBackend(VectorBackend):
         self._cache[(op, collection)] = (version, value)
         return copy.deepcopy(value)
 
-    def vector_store(self, collection: str) -> BasePydanticVectorStore:
-        """LlamaIndex's vector store over the collection, its calls run where the engine is."""
-        from scoperag.server.store_sharing.vector_store import SharedVectorStore
-
-        return SharedVectorStore(collection, self.call)
-
     def collection_exists(self, collection: str) -> bool:
         return self._known("collection_exists", collection)
 
@@ -302,11 +297,8 @@ class SharedBackend(VectorBackend):
     def add_keywords(self, *a: Any, **k: Any) -> int:
         return self.call("add_keywords", *a, **k)
 
-    def search(self, *a: Any, **k: Any) -> list[models.ScoredPoint]:
-        return self.call("search", *a, **k)
-
-    def search_counted(self, *a: Any, **k: Any) -> tuple[list[models.ScoredPoint], int]:
-        return self.call("search_counted", *a, **k)
+    def search(self, request: SearchRequest) -> SearchResult:
+        return self.call("search", request)
 
     def create_collection(self, *a: Any, **k: Any) -> None:
         self.call("create_collection", *a, **k)

@@ -1,41 +1,29 @@
 """What crosses the owner's socket: JSON-RPC 2.0, one JSON object per line, fixed types.
 
-Values are JSON. A typed value is `{"$type": name, "value": ...}` with `name` from `TYPES`
-alone (qdrant-client's models the engine speaks, LlamaIndex's node and query for a
-collection's vector store, datetimes, dicts with keys that are not strings); an unknown name is
-an error, so nothing received can name a module, class or function to run. Errors travel as a
-name from `ERRORS` and a message, and are raised again as that class.
+Values are JSON; a typed value is `{"$type": name, "value": ...}` with `name` from `types()`
+alone (the qdrant-client models the engine speaks, scoperag's search request and result,
+datetimes, dicts whose keys are not all strings). An unknown name is an error: nothing received
+can name a module, class or function to run. An error travels as a class name from `errors()`
+and a message, and is raised again as that class (else as a `RuntimeError`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import date, datetime
 from enum import Enum
 from functools import cache
 from typing import IO, Any
 
-from pydantic import BaseModel
-
 from scoperag.core.errors import ScoperagError
 
-_QDRANT = [  # the models the engine speaks (a filter's parts are rebuilt from its JSON)
+_QDRANT = [  # a filter's parts are rebuilt from its JSON by the model itself
     *("Filter", "FieldCondition", "MatchValue", "MatchAny", "MatchExcept", "MatchText"),
     *("MatchPhrase", "Range", "DatetimeRange", "IsEmptyCondition", "IsNullCondition"),
     *("HasIdCondition", "PayloadField", "MinShould", "OrderBy", "Direction", "SparseVector"),
     *("PointStruct", "Record", "ScoredPoint"),
 ]
-_LLAMA = {  # a collection's LlamaIndex vector store (`store.*` operations)
-    "llama_index.core.schema": ["TextNode"],
-    "llama_index.core.vector_stores.types": [
-        "VectorStoreQuery",
-        "VectorStoreQueryResult",
-        "VectorStoreQueryMode",
-        "MetadataFilters",
-    ],
-}
 
 
 class WireError(ScoperagError):
@@ -45,15 +33,15 @@ class WireError(ScoperagError):
 @cache
 def types() -> dict[str, type]:
     """Name -> class of every typed value the wire carries (the whole list)."""
-    import importlib
-
     from qdrant_client import models
 
-    table: dict[str, type] = {name: getattr(models, name) for name in _QDRANT}
-    for module, names in _LLAMA.items():
-        loaded = importlib.import_module(module)
-        table.update({name: getattr(loaded, name) for name in names})
-    return table
+    from scoperag.core.search_request import SearchRequest, SearchResult
+
+    return {
+        **{name: getattr(models, name) for name in _QDRANT},
+        "SearchRequest": SearchRequest,
+        "SearchResult": SearchResult,
+    }
 
 
 @cache
@@ -62,11 +50,8 @@ def errors() -> dict[str, type[BaseException]]:
     from scoperag.core import edge_backend, edge_errors, edge_filters, errors, index_status, ollama
 
     modules = (errors, edge_backend, edge_errors, edge_filters, index_status, ollama)
-    found = [
-        *(getattr(module, name) for module in modules for name in dir(module)),
-        WireError, ValueError, TypeError, KeyError, LookupError, RuntimeError, NotImplementedError,
-        OSError, FileNotFoundError, PermissionError, TimeoutError,
-    ]  # fmt: skip
+    found = [getattr(module, name) for module in modules for name in dir(module)]
+    found += [WireError, ValueError, TypeError, KeyError, RuntimeError, OSError, TimeoutError]
     return {
         cls.__name__: cls for cls in found if isinstance(cls, type) and issubclass(cls, Exception)
     }
@@ -76,27 +61,20 @@ def encode(value: Any) -> Any:
     """`value` as JSON data that `decode` turns back into the same types."""
     if value is None or isinstance(value, str | int | float | bool):
         return value
-    if isinstance(value, list | tuple):
+    if isinstance(value, list | tuple | Iterator):  # an iterator (`points`): read to the end
         return [encode(item) for item in value]
     if isinstance(value, dict):
         if all(isinstance(key, str) for key in value):
             return {key: encode(item) for key, item in value.items()}
         return {"$type": "map", "value": [[encode(k), encode(v)] for k, v in value.items()]}
-    if isinstance(value, datetime):
-        return {"$type": "datetime", "value": value.isoformat()}
-    if isinstance(value, date):
-        return {"$type": "date", "value": value.isoformat()}
-    if isinstance(value, Iterator):  # e.g. `points`: its pages, read to the end
-        return [encode(item) for item in value]
+    if isinstance(value, datetime | date):
+        return {"$type": type(value).__name__, "value": value.isoformat()}
     name = type(value).__name__
     if types().get(name) is not type(value):
         raise WireError(f"Cannot send a {name} to another process: not a wire type.")
     if isinstance(value, Enum):
         return {"$type": name, "value": value.value}
-    if isinstance(value, BaseModel):
-        return {"$type": name, "value": value.model_dump(mode="json", by_alias=True)}
-    fields = {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    return {"$type": name, "value": fields}
+    return {"$type": name, "value": value.model_dump(mode="json", by_alias=True)}
 
 
 def decode(data: Any) -> Any:
@@ -108,35 +86,26 @@ def decode(data: Any) -> Any:
     if "$type" not in data:
         return {key: decode(item) for key, item in data.items()}
     name, value = data["$type"], data.get("value")
-    if name in _SPECIAL:
-        return _SPECIAL[name](value)
+    if name == "map":
+        return {_hashable(decode(k)): decode(v) for k, v in value}
+    if name in ("datetime", "date"):
+        return (datetime if name == "datetime" else date).fromisoformat(value)
     cls = types().get(name)
     if cls is None:
         raise WireError(f"Unknown type on the owner's socket: {json.dumps(name)[:100]}.")
-    if issubclass(cls, Enum):
-        return cls(value)
-    if issubclass(cls, BaseModel):
-        return cls.model_validate(value)
-    return cls(**{key: decode(item) for key, item in value.items()})
+    return cls(value) if issubclass(cls, Enum) else cls.model_validate(value)
 
 
 def _hashable(key: Any) -> Any:
     return tuple(key) if isinstance(key, list) else key
 
 
-_SPECIAL: dict[str, Callable[[Any], Any]] = {
-    "datetime": datetime.fromisoformat,
-    "date": date.fromisoformat,
-    "map": lambda pairs: {_hashable(decode(k)): decode(v) for k, v in pairs},
-}
-
-
 def error_data(error: BaseException) -> dict[str, Any]:
-    """A JSON-RPC error object for `error`: its class name (if in `ERRORS`) and message."""
+    """A JSON-RPC error object for `error`: its class name (if in `errors()`) and message."""
     name = type(error).__name__
-    kind = name if errors().get(name) is type(error) else "RuntimeError"
-    message = str(error) if kind == name else f"{name}: {error}"
-    return {"code": -32000, "message": message, "data": {"type": kind}}
+    known = errors().get(name) is type(error)
+    message = str(error) if known else f"{name}: {error}"
+    return {"code": -32000, "message": message, "data": {"type": name if known else None}}
 
 
 def raised(error: dict[str, Any]) -> Exception:
@@ -152,8 +121,7 @@ def raised(error: dict[str, Any]) -> Exception:
 
 def send(stream: IO[bytes], message: dict[str, Any]) -> None:
     """Write one message as one line (JSON escapes every newline inside it)."""
-    stream.write(json.dumps({"jsonrpc": "2.0", **message}, separators=(",", ":")).encode())
-    stream.write(b"\n")
+    stream.write(json.dumps({"jsonrpc": "2.0", **message}, separators=(",", ":")).encode() + b"\n")
     stream.flush()
 
 
