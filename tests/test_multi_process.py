@@ -7,6 +7,7 @@ engine and serves it to the others; when it stops or is killed, a survivor takes
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -444,3 +445,23 @@ async def test_a_find_asks_the_engine_at_most_twice_in_owner_and_attached(
                     assert sum(after.values()) - sum(before.values()) <= 2
     finally:
         other.close()
+
+
+async def test_a_server_stopped_by_sigterm_leaves_no_record_that_reads_as_a_crash(
+    data_dir: Path,
+) -> None:
+    """Regression: after a normal stop `scoperag status` said "Stale record: pid N ... no longer
+    answers". SIGTERM stops a server as Ctrl+C does: it closes the store and removes its record."""
+    settings = Settings(data_dir=data_dir, profiles=["pdf"])
+    server = _server(data_dir)
+    with contextlib.suppress(Exception):  # the client's session ends with the server
+        async with server:
+            await _store(server, "note before the stop")
+            pid = _owner_pid(data_dir)
+            os.kill(pid, signal.SIGTERM)
+            for _ in range(300):  # until the process has exited
+                if not Path(f"/proc/{pid}").exists():
+                    break
+                await anyio.sleep(0.1)
+    assert not (data_dir / "edge" / RECORD).exists()
+    assert store_status(settings)["note"].startswith("No process holds the store")
