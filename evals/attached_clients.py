@@ -231,8 +231,8 @@ async def main(calls: int, pdf: Path) -> None:
             print(f"\n(ingest of {pdf.name} by a third process: exit {ingest.wait()})")
             _report("during the ingest", busy)
             await _operations_per_call(settings, owner, attached)
+            await _round_trips(data_dir)  # this process attached to the owner server
     await _memory(data_dir)
-    await _round_trips(data_dir)
     shutil.rmtree(data_dir, ignore_errors=True)
 
 
