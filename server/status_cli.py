@@ -25,13 +25,13 @@ def store_status(settings: Settings) -> dict[str, Any]:
     if settings.effective_backend == "server":
         report["note"] = f"A Qdrant server ({settings.qdrant_url}) is shared by every process."
         return report
-    from scoperag.server.store_sharing.owner import engine_dir, read_record
-    from scoperag.server.store_sharing.shared_backend import (
+    from scoperag.server.store_sharing.channel import (
         OwnerStoppedError,
         OwnerUnreachableError,
         owner_status,
         process_stopped,
     )
+    from scoperag.server.store_sharing.owner import engine_dir, read_record
 
     record = read_record(engine_dir(settings))
     if record is None:

@@ -34,8 +34,8 @@ from scoperag.core.settings import Settings
 from scoperag.retrievers.filtered import FilteredRetriever
 from scoperag.server.runtime import Runtime
 from scoperag.server.status_cli import store_status
+from scoperag.server.store_sharing.channel import OwnerStoppedError
 from scoperag.server.store_sharing.owner import RECORD, engine_dir
-from scoperag.server.store_sharing.shared_backend import OwnerStoppedError
 
 SAMPLE = Path(__file__).resolve().parents[1] / "server" / "samples"
 NOTES = {"document_id": "notes"}
