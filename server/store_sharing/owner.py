@@ -95,6 +95,7 @@ class Engine:
         self.writes = threading.Lock()
         self._read_lock = contextlib.nullcontext() if engine.name == "edge" else self.writes
         self.counts: Counter[str] = Counter()  # operations run, by name (`scoperag status`)
+        self._closing = False
 
     def run(self, op: str, args: list[Any] | tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Run `op`; an iterator result (e.g. `points`) is read to the end inside the lock."""
@@ -102,9 +103,20 @@ class Engine:
         self.counts[op] += 1
         if op in READS:
             with self._read_lock, self.engine.generations.reads.reading():
-                return _materialised(target(*args, **kwargs))
+                return _materialised(self._open(target)(*args, **kwargs))
         with self.writes:
-            return _materialised(target(*args, **kwargs))
+            return _materialised(self._open(target)(*args, **kwargs))
+
+    def _open(self, target: Callable[..., Any]) -> Callable[..., Any]:
+        if self._closing:
+            raise ScoperagError("The store is being closed by the process that owned it.")
+        return target
+
+    def close(self) -> None:
+        """Refuse new operations, wait for those running, and keep writes locked for good."""
+        self.writes.acquire()
+        self._closing = True
+        self.engine.generations.reads.wait_for_earlier_reads()
 
     def _operation(self, op: str) -> Callable[..., Any]:
         if op not in READS and op not in WRITES:
@@ -224,8 +236,8 @@ class OwnerServer:
             with contextlib.suppress(OSError):  # already closed by the other side
                 end.shutdown(socket.SHUT_RDWR)
         self._listener.close()
-        with self.engine.writes:
-            current = read_record(self.folder)
-            if current is not None and current.get("pid") == os.getpid():
-                (self.folder / RECORD).unlink(missing_ok=True)
-                self.socket.unlink(missing_ok=True)
+        self.engine.close()
+        current = read_record(self.folder)
+        if current is not None and current.get("pid") == os.getpid():
+            (self.folder / RECORD).unlink(missing_ok=True)
+            self.socket.unlink(missing_ok=True)
