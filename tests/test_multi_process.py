@@ -34,7 +34,7 @@ from scoperag.core.settings import Settings
 from scoperag.retrievers.filtered import FilteredRetriever
 from scoperag.server.runtime import Runtime
 from scoperag.server.status_cli import store_status
-from scoperag.server.store_sharing.channel import OwnerStoppedError
+from scoperag.server.store_sharing.channel import OwnerStoppedError, process_stopped
 from scoperag.server.store_sharing.owner import RECORD, engine_dir
 
 SAMPLE = Path(__file__).resolve().parents[1] / "server" / "samples"
@@ -465,3 +465,44 @@ async def test_a_server_stopped_by_sigterm_leaves_no_record_that_reads_as_a_cras
                 await anyio.sleep(0.1)
     assert not (data_dir / "edge" / RECORD).exists()
     assert store_status(settings)["note"].startswith("No process holds the store")
+
+
+def test_an_attached_process_watches_the_owner_that_answers_not_the_record(
+    data_dir: Path, embedder: Embedder
+) -> None:
+    """Regression: a new owner listens on the socket before it rewrites `owner.json`, so a
+    process could attach while the record still named the dead previous owner, and then hang
+    for the whole stop of the new one. The owner's hello names itself, and that one is watched."""
+    settings = Settings(data_dir=data_dir, backend="edge", profiles=["pdf"])
+    owner_script = (
+        "import time\n"
+        "from scoperag.core.settings import Settings\n"
+        "from scoperag.server.runtime import Runtime\n"
+        f"runtime = Runtime(Settings(data_dir={str(data_dir)!r}, backend='edge'))\n"
+        "print(runtime.backend.role, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    owner = subprocess.Popen(
+        [sys.executable, "-c", owner_script], stdout=subprocess.PIPE, text=True
+    )
+    attached = None
+    try:
+        assert owner.stdout.readline().strip() == "owner"
+        ended = subprocess.Popen(["true"])
+        ended.wait()
+        record_file = engine_dir(settings) / RECORD
+        record = json.loads(record_file.read_text())
+        record_file.write_text(json.dumps({**record, "pid": ended.pid}))  # the previous owner's
+        attached = Runtime(settings, embedder=embedder)
+        assert attached.backend.role == "attached"
+        os.kill(owner.pid, signal.SIGSTOP)
+        while not process_stopped(owner.pid):  # the signal is delivered asynchronously
+            time.sleep(0.01)
+        with pytest.raises(OwnerStoppedError, match=f"pid {owner.pid}"):
+            attached.backend.list_collections()
+    finally:
+        os.kill(owner.pid, signal.SIGCONT)
+        if attached is not None:
+            attached.close()
+        owner.kill()
+        owner.wait()
