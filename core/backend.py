@@ -2,10 +2,9 @@
 
 Profiles talk to a `VectorBackend`: a LlamaIndex vector store per collection for adding and
 searching nodes, plus the few native operations LlamaIndex has no words for (scroll with order_by,
-count, facet, delete by filter, payload indexes, collection metadata). Filters, orders and points
-are `core.engine_models` (qdrant-client's names and fields, without importing it; its own models
-are accepted too): Edge translates them in `core.edge_filters`, the qdrant-client engines with
-`engine_models.to_client`.
+count, facet, delete by filter, payload indexes, collection metadata). Filters, orders, points
+and hits are `qdrant_client.models`: the qdrant-client engines take them as they are, Qdrant
+Edge translates them in `core.edge_filters`.
 """
 
 from __future__ import annotations
@@ -16,10 +15,11 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # kept out of start-up: the server lists its tools before any engine is opened
-    from llama_index.core.vector_stores.types import BasePydanticVectorStore
+    from qdrant_client import models
 
-    from scoperag.core import engine_models as models
     from scoperag.core.generations import GenerationRegistry
+    from scoperag.core.search_request import SearchRequest, SearchResult
+    from scoperag.core.vector_store import CollectionVectorStore
 
 DENSE_VECTOR = "text-dense"  # the vector name LlamaIndex's QdrantVectorStore reads and writes
 SPARSE_VECTOR = "text-bm25"  # BM25 sparse vectors (core.bm25), with the engine's IDF modifier
@@ -46,9 +46,12 @@ class VectorBackend(ABC):
 
         return GenerationRegistry(self, fresh=self.fresh_registry)
 
-    @abstractmethod
-    def vector_store(self, collection: str) -> BasePydanticVectorStore:
-        """LlamaIndex vector store over an existing collection."""
+    def vector_store(self, collection: str) -> CollectionVectorStore:
+        """LlamaIndex's vector store over an existing collection, on this backend's operations
+        (LlamaIndex is imported here, not for the tools' searches)."""
+        from scoperag.core.vector_store import CollectionVectorStore
+
+        return CollectionVectorStore(self, collection)
 
     @abstractmethod
     def list_collections(self) -> list[str]: ...
@@ -68,43 +71,22 @@ class VectorBackend(ABC):
         """
 
     @abstractmethod
-    def search(
-        self,
-        collection: str,
-        dense: list[float],
-        text: str | None,
-        flt: models.Filter | None,
-        limit: int,
-        offset: int = 0,
-        score_threshold: float | None = None,
-        with_payload: bool = True,
-    ) -> list[models.ScoredPoint]:
-        """Points matching `flt`, best first, each scored by its cosine similarity to `dense`.
+    def search(self, request: SearchRequest) -> SearchResult:
+        """The request's page: visible points matching its filter, best first, each scored by
+        its cosine similarity to `dense`, in one engine operation.
 
-        Only points whose cosine is at least `score_threshold` are candidates. With `text`
-        (and `has_keywords`), the order is the engine's distribution-based score fusion
-        (DBSF: each ranking's scores normalised by their spread, then summed) of the dense
-        ranking and the BM25 ranking of `text` over those same candidates (two prefetches, the
-        filter and the floor in both), so keywords reorder what meaning found and never bring
-        in a point below the floor; without, it is the dense ranking. `offset` skips that many.
+        A collection that does not exist gives no hits (`exists` False); one built with another
+        embedder than `request.embedder` raises `EmbedderMismatchError`. Only points whose
+        cosine is at least `score_threshold` are candidates. With `text` on a collection that
+        keeps BM25 vectors (`keywords`), the order is the engine's distribution-based score
+        fusion (DBSF: each ranking's scores normalised by their spread, then summed) of the
+        dense ranking and the BM25 ranking of `text` over those same candidates (two
+        prefetches, the filter and the floor in both), so keywords reorder what meaning found
+        and never bring in a point below the floor; otherwise it is the dense ranking. `offset`
+        skips that many. With `count_cap`, `count` is the number of candidates up to that cap
+        (on Qdrant Edge one ids-only query gives both the count and the page's candidates).
         A fused hit's `order_value` is its fusion score (see `order_score`).
         """
-
-    @abstractmethod
-    def search_counted(
-        self,
-        collection: str,
-        dense: list[float],
-        text: str | None,
-        flt: models.Filter | None,
-        limit: int,
-        offset: int,
-        score_threshold: float,
-        cap: int,
-    ) -> tuple[list[models.ScoredPoint], int]:
-        """`search`'s page (payloads included) and how many visible points matching `flt` have
-        a cosine of at least `score_threshold` to `dense`, counted up to `cap`. On Qdrant Edge
-        one ids-only query gives both the count and the page's candidates."""
 
     @abstractmethod
     def collection_exists(self, collection: str) -> bool: ...
@@ -143,8 +125,10 @@ class VectorBackend(ABC):
         limit: int,
         offset: int = 0,
         order_by: models.OrderBy | None = None,
+        with_vectors: bool = False,
     ) -> list[models.Record]:
-        """Visible points matching `flt`, skipping `offset`, ordered by `order_by` (else by id)."""
+        """Visible points matching `flt`, skipping `offset`, ordered by `order_by` (else by id),
+        with their vectors if asked."""
 
     @abstractmethod
     def points(self, collection: str, batch_size: int = 512) -> Iterator[list[models.Record]]:

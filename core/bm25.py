@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from scoperag.core import engine_models as models
+from qdrant_client import models
 
 if TYPE_CHECKING:
     import qdrant_edge as edge
@@ -37,18 +37,6 @@ def document_vector(text: str) -> models.SparseVector:
 def query_vector(text: str) -> models.SparseVector:
     """The BM25 query vector of `text`: each distinct term with weight 1."""
     return _plain(_model().embed_query(text))
-
-
-def encode_documents(texts: list[str]) -> tuple[list[list[int]], list[list[float]]]:
-    """LlamaIndex's `SparseEncoderCallable` shape: indices and values per text."""
-    vectors = [document_vector(text) for text in texts]
-    return [v.indices for v in vectors], [v.values for v in vectors]
-
-
-def encode_queries(texts: list[str]) -> tuple[list[list[int]], list[list[float]]]:
-    """`encode_documents` for queries (LlamaIndex's `sparse_query_fn`)."""
-    vectors = [query_vector(text) for text in texts]
-    return [v.indices for v in vectors], [v.values for v in vectors]
 
 
 def node_text(payload: dict[str, Any]) -> str:

@@ -11,23 +11,18 @@ from scoperag.core.backend import (
     meaning_breaks_ties,
 )
 from scoperag.core.bm25 import query_vector
-from scoperag.core.engine_models import to_client
+from scoperag.core.search_request import SearchRequest
 
 
 def search(
-    client: QdrantClient,
-    collection: str,
-    dense: list[float],
-    text: str | None,
-    flt: models.Filter | None,
-    limit: int,
-    offset: int = 0,
-    score_threshold: float | None = None,
-    with_payload: bool = True,
+    client: QdrantClient, request: SearchRequest, flt: models.Filter | None, hybrid: bool
 ) -> list[models.ScoredPoint]:
-    """`VectorBackend.search` through qdrant-client (see there); `text` None: dense only; `flt`
-    in qdrant-client's models."""
-    if text is None:
+    """`VectorBackend.search`'s page through qdrant-client (see there), under `flt` (the
+    request's filter narrowed to what readers may see); `hybrid` False: dense only."""
+    collection, dense, text = request.collection, request.dense, request.text
+    limit, offset, with_payload = request.limit, request.offset, request.with_payload
+    score_threshold = request.score_threshold
+    if not hybrid or not text:
         return client.query_points(
             collection,
             query=dense,
@@ -64,7 +59,7 @@ def search(
                 params=models.SearchParams(exact=True),
             ),
             models.Prefetch(
-                query=to_client(query_vector(text)),
+                query=query_vector(text),
                 using=SPARSE_VECTOR,
                 filter=among,
                 limit=len(cosines),
@@ -81,13 +76,9 @@ def search(
 
 
 def count_above(
-    client: QdrantClient,
-    collection: str,
-    dense: list[float],
-    flt: models.Filter | None,
-    score_threshold: float,
-    cap: int,
+    client: QdrantClient, request: SearchRequest, flt: models.Filter | None, cap: int
 ) -> int:
-    """The count `VectorBackend.search_counted` gives, through qdrant-client: an ids-only dense
-    query, counted."""
-    return len(search(client, collection, dense, None, flt, cap, 0, score_threshold, False))
+    """The candidates `VectorBackend.search` counts with `count_cap`, through qdrant-client:
+    an ids-only dense query, counted."""
+    ids_only = request.model_copy(update={"limit": cap, "offset": 0, "with_payload": False})
+    return len(search(client, ids_only, flt, hybrid=False))

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from scoperag.core.backend import VectorBackend
 from scoperag.core.embeddings import Embedder, EmbedderInfo
 from scoperag.core.fields import FilterableField, index_plan
+from scoperag.core.search_request import SearchRequest
 from scoperag.core.settings import Settings
 
 EMBEDDER_KEY = "scoperag_embedder"
@@ -59,19 +60,27 @@ def prepare_for_writing(
     collection: str,
     fields: Iterable[FilterableField],
 ) -> None:
-    """Create the collection if needed (recording the embedder), check it, ensure its indexes."""
-    if backend.collection_exists(collection):
-        embedder.check_compatible(collection, stored_embedder(backend, collection))
-    else:
+    """Create the collection if needed (recording the embedder), check it, ensure its indexes.
+
+    Idempotent under concurrent first use: a collection another process created meanwhile is
+    taken if it records the same embedder, and refused otherwise."""
+    if not backend.collection_exists(collection):
         info = embedder.info
-        backend.create_collection(collection, info.dimension, {EMBEDDER_KEY: info.model_dump()})
+        try:
+            backend.create_collection(collection, info.dimension, {EMBEDDER_KEY: info.model_dump()})
+        except Exception:
+            if not backend.collection_exists(collection):
+                raise
+    embedder.check_compatible(collection, stored_embedder(backend, collection))
     ensure_indexes(backend, collection, fields)
 
 
-def ready_for_reading(backend: VectorBackend, embedder: Embedder | None, collection: str) -> bool:
-    """False if the collection does not exist yet; raises if its embedder differs."""
-    if not backend.collection_exists(collection):
+def searchable(backend: VectorBackend, request: SearchRequest) -> bool:
+    """False if the request's collection does not exist; raises if it was built with another
+    embedder than the request names (the check inside every engine's `search`)."""
+    if not backend.collection_exists(request.collection):
         return False
-    if embedder is not None:
-        embedder.check_compatible(collection, stored_embedder(backend, collection))
+    if request.embedder is not None:
+        stored = stored_embedder(backend, request.collection)
+        request.embedder.check_builds(request.collection, stored)
     return True

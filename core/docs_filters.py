@@ -24,7 +24,7 @@ _SCOPE_RULE = "one of " + ", ".join(SCOPES)
 _TEXT_RULE = "a non-empty string (exact match)"
 
 if TYPE_CHECKING:
-    from scoperag.core import engine_models as models
+    from qdrant_client import models
 
 
 class DocsSearchFilters(BaseModel):

@@ -11,7 +11,7 @@ Layout under the root directory (`<data dir>/edge`):
                                 builds a new one beside it and switches collection.json over
 
 One process at a time, as with qdrant-client's local mode: a second one gets `StoreLockedError`
-(and reaches the store through the first, see `scoperag.server.shared_backend`). Threads of the
+(and reaches the store through the first, see `scoperag.server.store_sharing`). Threads of the
 owner share it: shards are loaded once under a lock; Edge's own calls are thread-safe.
 """
 
@@ -29,17 +29,19 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import qdrant_edge as edge
+from qdrant_client import models
 
 from scoperag.core import edge_search
-from scoperag.core import engine_models as models
 from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR, VectorBackend
+from scoperag.core.collections import searchable
 from scoperag.core.disk_space import ensure_room
 from scoperag.core.edge_collection import EdgeCollection
 from scoperag.core.errors import ScoperagError, StoreLockedError
+from scoperag.core.search_request import SearchRequest, SearchResult
 from scoperag.core.store_check import CheckedShard, load_shard, read_record
 
 if TYPE_CHECKING:
-    from llama_index.core.vector_stores.types import BasePydanticVectorStore
+    pass
 
 # ef_construct 64 instead of 100 halves the indexing work (ingestion keeps up with embedding);
 # the search beams of `EdgeCollection.plan_search` keep recall@10 >= 0.99 on such graphs.
@@ -94,13 +96,6 @@ class EdgeBackend(VectorBackend):
                 f"Invalid collection name {collection!r}: use letters, digits, '-' and '_'."
             )
         return self.root / collection
-
-    def vector_store(self, collection: str) -> BasePydanticVectorStore:
-        """LlamaIndex's vector store over the collection (LlamaIndex is imported here, not for
-        the tools' searches)."""
-        from scoperag.core.edge_vector_store import EdgeVectorStore
-
-        return EdgeVectorStore(self.edge_collection(collection))
 
     def edge_collection(self, collection: str) -> EdgeCollection:
         """The collection's engine operations on its shard, loaded on first use."""
@@ -189,37 +184,13 @@ class EdgeBackend(VectorBackend):
         shutil.rmtree(folder / record.get("shard", _SHARD))
         return copied
 
-    def search(
-        self,
-        collection: str,
-        dense: list[float],
-        text: str | None,
-        flt: models.Filter | None,
-        limit: int,
-        offset: int = 0,
-        score_threshold: float | None = None,
-        with_payload: bool = True,
-    ) -> list[models.ScoredPoint]:
-        engine = self.edge_collection(collection)  # its filters hide what readers must not see
-        return edge_search.search(
-            engine, dense, text, flt, limit, offset, score_threshold, with_payload
-        )
-
-    def search_counted(
-        self,
-        collection: str,
-        dense: list[float],
-        text: str | None,
-        flt: models.Filter | None,
-        limit: int,
-        offset: int,
-        score_threshold: float,
-        cap: int,
-    ) -> tuple[list[models.ScoredPoint], int]:
-        engine = self.edge_collection(collection)
-        return edge_search.search_counted(
-            engine, dense, text, flt, limit, offset, score_threshold, cap
-        )
+    def search(self, request: SearchRequest) -> SearchResult:
+        if not searchable(self, request):
+            return SearchResult(hits=[], exists=False, keywords=False)
+        engine = self.edge_collection(
+            request.collection
+        )  # its filters hide what readers must not see
+        return edge_search.search(engine, request)
 
     def update_collection_metadata(self, collection: str, changes: dict[str, Any]) -> None:
         path = self._dir(collection) / _METADATA
@@ -258,8 +229,9 @@ class EdgeBackend(VectorBackend):
         limit: int,
         offset: int = 0,
         order_by: models.OrderBy | None = None,
+        with_vectors: bool = False,
     ) -> list[models.Record]:
-        return self.edge_collection(collection).scroll(flt, limit, offset, order_by)
+        return self.edge_collection(collection).scroll(flt, limit, offset, order_by, with_vectors)
 
     def points(self, collection: str, batch_size: int = 512) -> Iterator[list[models.Record]]:
         """Every point with its vectors and payload, a page at a time (for migrations)."""

@@ -4,7 +4,7 @@ Writes, query-less reads (`scroll` with order_by, `count`, `facet`, `key_values`
 search plan, in qdrant-client's types, narrowed to the points readers may see
 (`core.generations`). No LlamaIndex here: the tools reach the engine through this class alone,
 so a freshly started server answers without importing LlamaIndex.
-`EdgeVectorStore` puts LlamaIndex's vector store API on top; `core.edge_search` runs the
+`core.vector_store` puts LlamaIndex's vector store API on top; `core.edge_search` runs the
 searches."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from functools import partial
 from typing import Any
 
 import qdrant_edge as edge
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.backend import ALL_VALUES, DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.core.bm25 import document_vector, node_text
 from scoperag.core.edge_errors import missing_index
@@ -178,21 +178,14 @@ class EdgeCollection:
         """`flt` in Edge's types, narrowed to the points readers may see."""
         return to_edge_filter(with_hidden(flt, self.hidden()))
 
-    def plan_search(
-        self, edge_filter: edge.Filter | None, top_k: int, given: Any = None
-    ) -> edge.SearchParams:
-        """The caller's search params, else params chosen so top-k matches exact search.
+    def plan_search(self, edge_filter: edge.Filter | None, top_k: int) -> edge.SearchParams:
+        """Search params chosen so top-k matches exact search.
 
         HNSW with the default beam loses recall when a filter keeps a large share of the points
         but not all of them; few points (filtered or not) are cheaper to search exactly. The
         engine's estimate of the matches (microseconds) settles the common narrow case; an
         estimate above EXACT_BELOW is checked with an exact count (kept until the next write),
         as estimates of conditions on keys without an index can be far too high."""
-        if given is not None:  # a LlamaIndex caller's `search_params`, in qdrant-client's model
-            from qdrant_client.models import SearchParams
-
-            given = SearchParams.model_validate(given)
-            return edge.SearchParams(hnsw_ef=given.hnsw_ef, exact=bool(given.exact))
         share = 1.0
         if edge_filter is not None:
             estimate = self.client.count(edge.CountRequest(exact=False, filter=edge_filter))

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from scoperag.core.engine_errors import is_missing_index
 from scoperag.core.errors import ScoperagError
-
-_NO_INDEX = "index for"  # Edge: "No range index for `order_by` key", "No appropriate index for"
 
 
 class MissingIndexError(ScoperagError):
@@ -27,6 +26,6 @@ def missing_index(collection: str, key: str, use: str) -> Iterator[None]:
     try:
         yield
     except Exception as exc:
-        if _NO_INDEX in str(exc):
+        if is_missing_index(exc):
             raise MissingIndexError(collection, key, use) from None
         raise

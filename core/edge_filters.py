@@ -1,9 +1,8 @@
-"""Filters in qdrant-client's names -> Qdrant Edge filter types, in one place.
+"""qdrant-client's filters, orders, vectors and records <-> Qdrant Edge's types, in one place.
 
-scoperag builds every filter in `core.engine_models` (qdrant-client's names and fields, without
-importing it); a caller may give `qdrant_client.models` ones. Both are read by class name and
-field, so this module needs neither qdrant-client nor its models; qdrant-edge-py has classes of
-the same shape. Two quirks of qdrant-edge-py 0.9 are handled here: a Python `bool` given to
+scoperag builds every filter, order and point in `qdrant_client.models`; each class is
+translated by a table keyed by that class (qdrant-edge-py has classes of the same shape). Two
+quirks of qdrant-edge-py 0.9 are handled here: a Python `bool` given to
 Edge's `MatchValue` turns into the integer 1 and so matches nothing on a boolean field
 (`numpy.bool_` keeps it a boolean; numpy is imported for such a value only, 0.1 s a first
 search otherwise waits for), and datetimes travel as ISO strings (a naive datetime means UTC, as
@@ -17,9 +16,10 @@ from datetime import UTC, date, datetime, time
 from typing import Any
 
 import qdrant_edge as edge
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.errors import ScoperagError
+from scoperag.core.fields import conditions
 
 
 class UnsupportedFilterError(ScoperagError):
@@ -61,7 +61,7 @@ def to_edge_vectors(vector: Any) -> Any:
     """Vectors in qdrant-client's shape (dense lists, `SparseVector`s) as Edge takes them."""
     if isinstance(vector, dict):
         return {name: to_edge_vectors(value) for name, value in vector.items()}
-    if type(vector).__name__ == "SparseVector":
+    if isinstance(vector, models.SparseVector):
         return edge.SparseVector(indices=vector.indices, values=vector.values)
     return vector
 
@@ -85,40 +85,38 @@ def _instant(value: datetime | date | None) -> str | None:
     return value.isoformat()
 
 
-# Keyed by class name: `core.engine_models` and `qdrant_client.models` spell them alike.
-_MATCHES: dict[str, Callable[[Any], Any]] = {
-    "MatchValue": lambda m: edge.MatchValue(_value(m.value)),
-    "MatchAny": lambda m: edge.MatchAny(list(m.any)),
-    "MatchExcept": lambda m: edge.MatchExcept(list(m.except_)),
-    "MatchText": lambda m: edge.MatchText(m.text),
-    "MatchTextAny": lambda m: edge.MatchTextAny(m.text_any),
-    "MatchPhrase": lambda m: edge.MatchPhrase(m.phrase),
-    "MatchPrefix": lambda m: edge.MatchPrefix(m.prefix),
-    "MatchSubstring": lambda m: edge.MatchSubstring(m.substring),
+_MATCHES: dict[type, Callable[[Any], Any]] = {
+    models.MatchValue: lambda m: edge.MatchValue(_value(m.value)),
+    models.MatchAny: lambda m: edge.MatchAny(list(m.any)),
+    models.MatchExcept: lambda m: edge.MatchExcept(list(m.except_)),
+    models.MatchText: lambda m: edge.MatchText(m.text),
+    models.MatchTextAny: lambda m: edge.MatchTextAny(m.text_any),
+    models.MatchPhrase: lambda m: edge.MatchPhrase(m.phrase),
+    models.MatchPrefix: lambda m: edge.MatchPrefix(m.prefix),
+    models.MatchSubstring: lambda m: edge.MatchSubstring(m.substring),
 }
 
-_RANGES: dict[str, Callable[[Any], Any]] = {
-    "Range": lambda r: edge.RangeFloat(gte=r.gte, gt=r.gt, lte=r.lte, lt=r.lt),
-    "DatetimeRange": lambda r: edge.RangeDateTime(
+_RANGES: dict[type, Callable[[Any], Any]] = {
+    models.Range: lambda r: edge.RangeFloat(gte=r.gte, gt=r.gt, lte=r.lte, lt=r.lt),
+    models.DatetimeRange: lambda r: edge.RangeDateTime(
         gte=_instant(r.gte), gt=_instant(r.gt), lte=_instant(r.lte), lt=_instant(r.lt)
     ),
 }
 
 
-def _convert(table: dict[str, Callable[[Any], Any]], part: Any) -> Any:
+def _convert(table: dict[type, Callable[[Any], Any]], part: Any) -> Any:
     if part is None:
         return None
-    convert = table.get(type(part).__name__)
+    convert = table.get(type(part))
     if convert is None:
         raise UnsupportedFilterError(part)
     return convert(part)
 
 
-def _field(condition: Any) -> edge.FieldCondition:
-    geo = ("geo_bounding_box", "geo_radius", "geo_polygon")
-    if any(getattr(condition, part, None) for part in geo):
+def _field(condition: models.FieldCondition) -> edge.FieldCondition:
+    if condition.geo_bounding_box or condition.geo_radius or condition.geo_polygon:
         raise UnsupportedFilterError(condition)
-    count = getattr(condition, "values_count", None)
+    count = condition.values_count
     return edge.FieldCondition(
         condition.key,
         match=_convert(_MATCHES, condition.match),
@@ -128,35 +126,37 @@ def _field(condition: Any) -> edge.FieldCondition:
             if count
             else None
         ),
-        is_empty=getattr(condition, "is_empty", None),
-        is_null=getattr(condition, "is_null", None),
+        is_empty=condition.is_empty,
+        is_null=condition.is_null,
     )
 
 
-_CONDITIONS: dict[str, Callable[[Any], Any]] = {
-    "FieldCondition": _field,
-    "IsEmptyCondition": lambda c: edge.IsEmptyCondition(c.is_empty.key),
-    "IsNullCondition": lambda c: edge.IsNullCondition(c.is_null.key),
-    "HasIdCondition": lambda c: edge.HasIdCondition({plain_id(i) for i in c.has_id}),
-    "HasVectorCondition": lambda c: edge.HasVectorCondition(c.has_vector),
-    "NestedCondition": lambda c: edge.NestedCondition(
+_CONDITIONS: dict[type, Callable[[Any], Any]] = {
+    models.FieldCondition: _field,
+    models.IsEmptyCondition: lambda c: edge.IsEmptyCondition(c.is_empty.key),
+    models.IsNullCondition: lambda c: edge.IsNullCondition(c.is_null.key),
+    models.HasIdCondition: lambda c: edge.HasIdCondition({plain_id(i) for i in c.has_id}),
+    models.HasVectorCondition: lambda c: edge.HasVectorCondition(c.has_vector),
+    models.NestedCondition: lambda c: edge.NestedCondition(
         c.nested.key, to_edge_filter(c.nested.filter)
     ),
-    "Filter": lambda f: to_edge_filter(f),
+    models.Filter: lambda f: to_edge_filter(f),
 }
 
 
-def _conditions(conditions: Any) -> list[Any] | None:
-    if conditions is None:
+def _conditions(parts: Any) -> list[Any] | None:
+    if parts is None:
         return None
-    return [_convert(_CONDITIONS, condition) for condition in models.conditions(conditions)]
+    return [_convert(_CONDITIONS, condition) for condition in conditions(parts)]
 
 
-def to_edge_filter(flt: Any) -> edge.Filter | None:
+def to_edge_filter(flt: models.Filter | None) -> edge.Filter | None:
     """The same filter in Edge's types (None stays None)."""
     if flt is None:
         return None
-    min_should = getattr(flt, "min_should", None)
+    if not isinstance(flt, models.Filter):
+        raise UnsupportedFilterError(flt)
+    min_should = flt.min_should
     return edge.Filter(
         must=_conditions(flt.must),
         should=_conditions(flt.should),
@@ -169,12 +169,12 @@ def to_edge_filter(flt: Any) -> edge.Filter | None:
     )
 
 
-def to_edge_order_by(order_by: Any) -> edge.OrderBy:
+def to_edge_order_by(order_by: models.OrderBy) -> edge.OrderBy:
     """An order_by (key, direction, start_from) in Edge's types."""
     start = order_by.start_from
     if isinstance(start, date):
         start = _instant(start)
-    descending = order_by.direction == models.Direction.DESC  # a str enum in both vocabularies
+    descending = order_by.direction == models.Direction.DESC
     return edge.OrderBy(
         order_by.key, edge.Direction.Desc if descending else edge.Direction.Asc, start
     )

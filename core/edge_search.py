@@ -5,54 +5,59 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import qdrant_edge as edge
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.backend import FUSION_CANDIDATES, SPARSE_VECTOR, meaning_breaks_ties
 from scoperag.core.bm25 import query_vector
 from scoperag.core.edge_filters import plain_id, to_edge_vectors
+from scoperag.core.search_request import SearchRequest, SearchResult
 
 if TYPE_CHECKING:
     from scoperag.core.edge_collection import EdgeCollection
 
 
-def search(
-    store: EdgeCollection,
-    dense: list[float],
-    text: str | None,
-    flt: models.Filter | None,
-    limit: int,
-    offset: int = 0,
-    score_threshold: float | None = None,
-    with_payload: bool = True,
-) -> list[models.ScoredPoint]:
-    """`VectorBackend.search` on an Edge shard (see there for what it returns)."""
-    edge_filter = store.visible(flt)  # narrowed to what readers may see (core.generations)
-    if _hybrid(store, text):
+def search(store: EdgeCollection, request: SearchRequest) -> SearchResult:
+    """`VectorBackend.search` on an Edge shard of an existing collection (see there)."""
+    if request.count_cap is None:
+        hits, count = _page(store, request), None
+    else:
+        hits, count = _counted(store, request, request.count_cap)
+    return SearchResult(hits=hits, exists=True, keywords=store.keywords, count=count)
+
+
+def _page(store: EdgeCollection, request: SearchRequest) -> list[models.ScoredPoint]:
+    edge_filter = store.visible(request.filter)  # narrowed to what readers may see
+    dense, limit, offset, floor = (
+        request.dense,
+        request.limit,
+        request.offset,
+        request.score_threshold,
+    )
+    if _hybrid(store, request.text):
         candidates = max(offset + limit, FUSION_CANDIDATES)
-        nearest = _nearest(store, dense, edge_filter, candidates, 0, score_threshold, False)
-        return _fused(store, dense, text, nearest, limit, offset, with_payload)
-    points = _nearest(store, dense, edge_filter, limit, offset, score_threshold, with_payload)
+        nearest = _nearest(store, dense, edge_filter, candidates, 0, floor, False)
+        return _fused(store, dense, request.text, nearest, limit, offset, request.with_payload)
+    points = _nearest(store, dense, edge_filter, limit, offset, floor, request.with_payload)
     return [_scored(point, point.score) for point in points]
 
 
-def search_counted(
-    store: EdgeCollection,
-    dense: list[float],
-    text: str | None,
-    flt: models.Filter | None,
-    limit: int,
-    offset: int,
-    score_threshold: float,
-    cap: int,
+def _counted(
+    store: EdgeCollection, request: SearchRequest, cap: int
 ) -> tuple[list[models.ScoredPoint], int]:
-    """`VectorBackend.search_counted` on an Edge shard: one ids-only nearest-neighbour query
-    settles the count and the candidates; the page's payloads come by id (or with the fusion)."""
-    edge_filter = store.visible(flt)
+    """One ids-only nearest-neighbour query settles the count and the candidates; the page's
+    payloads come by id (or with the fusion)."""
+    edge_filter = store.visible(request.filter)
+    dense, limit, offset, floor = (
+        request.dense,
+        request.limit,
+        request.offset,
+        request.score_threshold,
+    )
     depth = offset + limit
-    nearest = _nearest(store, dense, edge_filter, max(depth, cap), 0, score_threshold, False)
-    if _hybrid(store, text):
+    nearest = _nearest(store, dense, edge_filter, max(depth, cap), 0, floor, False)
+    if _hybrid(store, request.text):
         candidates = nearest[: max(depth, FUSION_CANDIDATES)]
-        page = _fused(store, dense, text, candidates, limit, offset, True)
+        page = _fused(store, dense, request.text, candidates, limit, offset, True)
     else:
         page = _with_payloads(store, nearest[offset:depth])
     return page, min(len(nearest), cap)

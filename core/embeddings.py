@@ -36,6 +36,18 @@ class EmbedderInfo(BaseModel):
     def label(self) -> str:
         return f"{self.provider}/{self.model} ({self.dimension}-d)"
 
+    def check_builds(self, collection: str, stored: EmbedderInfo | None) -> None:
+        """Raise unless `collection`, built with `stored` (None: not recorded), takes this
+        embedder's vectors."""
+        if stored is None:
+            return
+        if (stored.provider, stored.model, stored.dimension) != (
+            self.provider,
+            self.model,
+            self.dimension,
+        ):
+            raise EmbedderMismatchError(collection, stored.label(), self.label())
+
 
 def model_folder(settings: Settings) -> Path:
     """The local provider's model folder: SCOPERAG_EMBED_MODEL's, else the packaged one."""
@@ -165,12 +177,4 @@ class Embedder:
 
     def check_compatible(self, collection: str, stored: EmbedderInfo | None) -> None:
         """Refuse to mix vectors of different embedders in one collection."""
-        if stored is None:
-            return
-        current = self.info
-        if (stored.provider, stored.model, stored.dimension) != (
-            current.provider,
-            current.model,
-            current.dimension,
-        ):
-            raise EmbedderMismatchError(collection, stored.label(), current.label())
+        self.info.check_builds(collection, stored)

@@ -7,14 +7,14 @@ A reader follows a filter value in three hops: the tool parameter (`FilterableFi
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.param_types import FiniteFloat, Int64, Name, Query, RawName
 
 
@@ -114,7 +114,7 @@ def _any(key: str, values: Any) -> Parts:
 
 
 def _except(key: str, values: Any) -> Parts:
-    match = models.MatchExcept(except_=list(values))
+    match = models.MatchExcept(**{"except": list(values)})  # a Python keyword: its alias
     return Parts(must=[models.FieldCondition(key=key, match=match)])
 
 
@@ -215,6 +215,31 @@ def build_filter(
     if not must and not must_not:
         return None
     return models.Filter(must=must or None, must_not=must_not or None)
+
+
+def conditions(part: Any) -> list[Any]:
+    """A filter's `must`, `should` or `must_not` as a list (qdrant-client also takes one
+    condition alone, or None)."""
+    if part is None:
+        return []
+    return list(part) if isinstance(part, list) else [part]
+
+
+def narrowed(
+    flt: models.Filter | None,
+    must: Sequence[models.Condition] = (),
+    must_not: Sequence[models.Condition] = (),
+) -> models.Filter:
+    """`flt` (or None) AND every `must` AND none of `must_not`: a new flat filter, `flt`
+    untouched (nested whole when it has a `min_should`, which has no place here)."""
+    if flt is None or flt.min_should is not None:
+        kept = [] if flt is None else [flt]
+        return models.Filter(must=kept + list(must) or None, must_not=list(must_not) or None)
+    return models.Filter(
+        must=conditions(flt.must) + list(must) or None,
+        should=flt.should,
+        must_not=conditions(flt.must_not) + list(must_not) or None,
+    )
 
 
 def empty_selection(fields: Iterable[FilterableField], values: Mapping[str, Any]) -> str | None:

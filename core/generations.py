@@ -21,13 +21,17 @@ import socket
 import threading
 import time
 import uuid
+from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
+from scoperag.core.errors import ScoperagError
+from scoperag.core.fields import narrowed
 
 if TYPE_CHECKING:
     from scoperag.core.backend import VectorBackend
@@ -46,6 +50,9 @@ class Hidden(BaseModel):
     generation: str
     phase: Literal["writing", "retiring"]
     keep_ids: list[str] = Field(default_factory=list)
+    spared: list[str] = Field(
+        default_factory=list, description="Generations being written that a retirement keeps."
+    )
     writer: str = Field(default="", description="host:pid of the ingesting process.")
     started: float = Field(default=0.0, description="Unix time the ingestion began.")
 
@@ -67,13 +74,16 @@ class Hidden(BaseModel):
     def condition(self) -> models.Filter:
         """The points this entry hides, as one filter."""
         source = models.FieldCondition(key=SOURCE_KEY, match=models.MatchAny(any=self.sources))
-        this = models.FieldCondition(
-            key=GENERATION_KEY, match=models.MatchValue(value=self.generation)
-        )
         if self.phase == "writing":
-            return models.Filter(must=[source, this])
+            this = models.MatchValue(value=self.generation)
+            return models.Filter(
+                must=[source, models.FieldCondition(key=GENERATION_KEY, match=this)]
+            )
+        kept = models.MatchAny(any=[self.generation, *self.spared])
         keep = [models.HasIdCondition(has_id=self.keep_ids)] if self.keep_ids else []
-        return models.Filter(must=[source], must_not=[this, *keep])
+        return models.Filter(
+            must=[source], must_not=[models.FieldCondition(key=GENERATION_KEY, match=kept), *keep]
+        )
 
 
 def with_hidden(flt: models.Filter | None, hidden: Sequence[models.Filter]) -> models.Filter | None:
@@ -83,22 +93,86 @@ def with_hidden(flt: models.Filter | None, hidden: Sequence[models.Filter]) -> m
     """
     if not hidden:
         return flt
-    return models.narrowed(flt, must_not=hidden)
+    return narrowed(flt, must_not=hidden)
 
 
-class GenerationRegistry:
-    """The hidden entries of each collection of one backend, cached by the writing process.
+class ReadBarrier:
+    """Lets a registry change wait for the reads that began before it (and so may filter by
+    the registry as it was): a read is never left seeing neither version, nor a mix."""
 
-    `fresh=True` (a Qdrant server, which other processes may write) re-reads the registry on
-    every read; the embedded engines have one process per data dir, so the cache is the truth.
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._epoch = 0
+        self._open: Counter[int] = Counter()  # reads in progress, by the epoch they began in
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        with self._changed:
+            epoch = self._epoch
+            self._open[epoch] += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._open[epoch] -= 1
+                if not self._open[epoch]:
+                    del self._open[epoch]
+                    self._changed.notify_all()
+
+    def wait_for_earlier_reads(self) -> None:
+        with self._changed:
+            self._epoch += 1
+            self._changed.wait_for(lambda: min(self._open, default=self._epoch) >= self._epoch)
+
+
+class Generations(ABC):
+    """Begin, commit and abort generations; `replacing` runs an ingestion between them."""
+
+    @abstractmethod
+    def begin(self, collection: str, sources: list[str], writer: str) -> str:
+        """Register a new generation of `sources`, hidden while it is written; its id."""
+
+    @abstractmethod
+    def commit(self, collection: str, generation: str, keep_ids: list[str]) -> None:
+        """Show `generation` and delete every other generation of its sources (but `keep_ids`
+        and generations still being written), in one step for readers."""
+
+    @abstractmethod
+    def abort(self, collection: str, generation: str) -> None:
+        """Delete what `generation` wrote and forget it."""
+
+    @contextmanager
+    def replacing(
+        self, collection: str, sources: Sequence[str], keep_ids: Sequence[str] = ()
+    ) -> Iterator[str]:
+        """Yields a new generation id for the caller to write `sources` under; on success the
+        old generations (but `keep_ids`) are hidden in one step, then deleted; on failure the
+        new points are. Readers see one complete version throughout."""
+        writer = f"{socket.gethostname()}:{os.getpid()}"
+        generation = self.begin(collection, list(sources), writer)
+        try:
+            yield generation
+        except BaseException:
+            self.abort(collection, generation)
+            raise
+        self.commit(collection, generation, list(keep_ids))
+
+
+class GenerationRegistry(Generations):
+    """The hidden entries of each collection of one backend, changed under one lock.
+
+    On the embedded engines only the process that owns the engine changes the registry, so
+    its cache is the truth. `fresh=True` (a Qdrant server, which other processes may write)
+    re-reads the registry before every read and change: there two processes changing it at
+    the same moment can still overwrite each other's entry.
     """
 
     def __init__(self, backend: VectorBackend, fresh: bool = False) -> None:
         self._backend = backend
         self._fresh = fresh
         self._cache: dict[str, list[Hidden]] = {}
-        self._active: set[str] = set()  # generations this process is writing right now
         self._lock = threading.RLock()
+        self.reads = ReadBarrier()  # reads of the owner's engine run inside `reads.reading()`
 
     def entries(self, collection: str) -> list[Hidden]:
         if self._fresh or collection not in self._cache:
@@ -118,7 +192,7 @@ class GenerationRegistry:
         return with_hidden(flt, self.hidden(collection))
 
     def forget(self, collection: str) -> None:
-        """Drop the cached registry (the collection's metadata was written behind our back)."""
+        """Drop the cached registry (the collection's metadata was written anew)."""
         self._cache.pop(collection, None)
 
     def _save(self, collection: str, entries: list[Hidden]) -> None:
@@ -127,53 +201,67 @@ class GenerationRegistry:
         self._backend.update_collection_metadata(collection, {REGISTRY_KEY: raw})
         self._cache[collection] = entries
 
-    def _replace_entry(self, collection: str, old: Hidden, new: Hidden | None) -> None:
-        with self._lock:
-            self.forget(collection)  # other processes may have changed it (a shared store)
-            entries = [entry for entry in self.entries(collection) if entry != old]
-            self._save(collection, entries + ([new] if new else []))
+    def _replace_entry(self, collection: str, old: Hidden | None, new: Hidden | None) -> None:
+        entries = [entry for entry in self.entries(collection) if entry != old]
+        self._save(collection, entries + ([new] if new else []))
+
+    def _entry(self, collection: str, generation: str) -> Hidden:
+        for entry in self.entries(collection):
+            if entry.generation == generation and entry.phase == "writing":
+                return entry
+        raise ScoperagError(
+            f"Generation {generation!r} of collection '{collection}' is not being written "
+            "(its writer was taken for dead and its points deleted); ingest the source again."
+        )
 
     def recover(self, collection: str) -> int:
-        """Delete what killed ingestions left (a half-written or a replaced generation)."""
+        """Delete what ended ingestions left: generations whose writer is gone, and
+        replacements whose commit was cut short (finished here)."""
         with self._lock:
             leftovers = [
                 entry
                 for entry in self.entries(collection)
-                if entry.generation not in self._active and entry.abandoned()
+                if entry.abandoned() or (entry.phase == "retiring" and not self._fresh)
             ]
-        for entry in leftovers:
-            self._backend.delete(collection, entry.condition())
-            self._replace_entry(collection, entry, None)
+            for entry in leftovers:
+                self._backend.delete(collection, entry.condition())
+                self._replace_entry(collection, entry, None)
         return len(leftovers)
 
-    @contextmanager
-    def replacing(
-        self, collection: str, sources: Sequence[str], keep_ids: Sequence[str] = ()
-    ) -> Iterator[str]:
-        """Yields a new generation id for the caller to write `sources` under; on success the
-        old generations (but `keep_ids`) are hidden in one step, then deleted; on failure the
-        new points are. Readers see one complete version throughout."""
-        self.recover(collection)
-        generation = uuid.uuid4().hex
-        writing = Hidden(
-            sources=list(sources),
-            generation=generation,
-            phase="writing",
-            writer=f"{socket.gethostname()}:{os.getpid()}",
-            started=time.time(),
-        )
-        retiring = writing.model_copy(update={"phase": "retiring", "keep_ids": list(keep_ids)})
-        self._active.add(generation)
-        try:
-            self._replace_entry(collection, writing, writing)
-            try:
-                yield generation
-            except BaseException:
-                self._backend.delete(collection, writing.condition())
-                self._replace_entry(collection, writing, None)
-                raise
+    def begin(self, collection: str, sources: list[str], writer: str) -> str:
+        with self._lock:
+            self.recover(collection)
+            writing = Hidden(
+                sources=sources,
+                generation=uuid.uuid4().hex,
+                phase="writing",
+                writer=writer,
+                started=time.time(),
+            )
+            self._replace_entry(collection, None, writing)
+            self.reads.wait_for_earlier_reads()  # none may see the new points unhidden
+        return writing.generation
+
+    def commit(self, collection: str, generation: str, keep_ids: list[str]) -> None:
+        with self._lock:
+            writing = self._entry(collection, generation)
+            others = [  # generations of these sources still being written keep their points
+                entry.generation
+                for entry in self.entries(collection)
+                if entry.phase == "writing"
+                and entry.generation != generation
+                and set(entry.sources) & set(writing.sources)
+            ]
+            retiring = writing.model_copy(
+                update={"phase": "retiring", "keep_ids": keep_ids, "spared": others}
+            )
             self._replace_entry(collection, writing, retiring)  # the flip
+            self.reads.wait_for_earlier_reads()  # none may still read the old version
             self._backend.delete(collection, retiring.condition())
             self._replace_entry(collection, retiring, None)
-        finally:
-            self._active.discard(generation)
+
+    def abort(self, collection: str, generation: str) -> None:
+        with self._lock:
+            writing = self._entry(collection, generation)
+            self._backend.delete(collection, writing.condition())
+            self._replace_entry(collection, writing, None)

@@ -118,12 +118,13 @@ def _report(backend: VectorBackend, statuses: list[CollectionIndexes]) -> IndexR
 def refuse_unindexed(
     backend: VectorBackend, collection: str, fields: Iterable[FilterableField]
 ) -> None:
-    """On a Qdrant server, raise `IndexesMissingError` while a required index is missing.
+    """On a Qdrant server, raise `IndexesMissingError` while a required index of an existing
+    collection is missing.
 
     Embedded engines create their indexes with the collection and are left alone; a server may
     hold a collection that another tool created, and unindexed filters there scan everything.
     """
-    if backend.name != "server":
+    if backend.name != "server" or not backend.collection_exists(collection):
         return
     missing = missing_indexes(backend, collection, fields)
     if missing:

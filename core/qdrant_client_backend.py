@@ -1,54 +1,32 @@
-"""`VectorBackend` on qdrant-client: embedded local mode (`path=`) or a Qdrant server (`url=`).
-
-Filters, orders and points given in `core.engine_models` become qdrant-client's models here
-(`to_client`), on their way in.
-"""
+"""`VectorBackend` on qdrant-client: embedded local mode (`path=`) or a Qdrant server (`url=`)."""
 
 from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from llama_index.core.vector_stores.types import VectorStoreQuery, VectorStoreQueryResult
-from llama_index.vector_stores.qdrant import QdrantVectorStore
-from pydantic import PrivateAttr
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from scoperag.core import client_reindex, client_search
 from scoperag.core.backend import ALL_VALUES, DENSE_VECTOR, SPARSE_VECTOR, VectorBackend
-from scoperag.core.bm25 import document_vector, encode_documents, encode_queries, node_text
-from scoperag.core.engine_models import to_client
+from scoperag.core.bm25 import document_vector, node_text
+from scoperag.core.collections import searchable
+from scoperag.core.engine_errors import is_store_locked
 from scoperag.core.errors import QdrantUnreachableError, StoreLockedError
-from scoperag.core.generations import with_hidden
-
-_LOCKED = "already accessed by another instance"
-
-
-class ScopedQdrantVectorStore(QdrantVectorStore):
-    """LlamaIndex's Qdrant store whose queries never return points hidden by a replacement
-    (`hidden` gives their conditions, see `core.generations`)."""
-
-    _hidden: Callable[[], list[models.Filter]] = PrivateAttr(default=list)
-
-    def query(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
-        flt = kwargs.get("qdrant_filters")
-        flt = flt if flt is not None else self._build_query_filter(query)
-        visible = to_client(with_hidden(flt, self._hidden()))
-        return super().query(query, **{**kwargs, "qdrant_filters": visible})
+from scoperag.core.search_request import SearchRequest, SearchResult
 
 
 class QdrantClientBackend(VectorBackend):
-    """Every call goes through one `QdrantClient`; LlamaIndex's `QdrantVectorStore` on top."""
+    """Every call goes through one `QdrantClient`."""
 
     def __init__(self, client: QdrantClient, name: str) -> None:
         self.client = client
         self.name = name
         self.fresh_registry = name == "server"  # other processes may write a server
-        self._stores: dict[str, QdrantVectorStore] = {}
         self._keywords: dict[str, bool] = {}
 
     @classmethod
@@ -58,7 +36,7 @@ class QdrantClientBackend(VectorBackend):
         try:
             client = QdrantClient(path=str(path))
         except RuntimeError as exc:
-            if _LOCKED in str(exc):
+            if is_store_locked(exc):
                 raise StoreLockedError(str(path)) from None
             raise
         return cls(client, "local")
@@ -81,22 +59,6 @@ class QdrantClientBackend(VectorBackend):
             raise
         return cls(client, "server")
 
-    def vector_store(self, collection: str) -> QdrantVectorStore:
-        if collection not in self._stores:
-            hybrid = self.collection_exists(collection) and self.has_keywords(collection)
-            store = ScopedQdrantVectorStore(
-                collection_name=collection,
-                client=self.client,
-                batch_size=256,
-                enable_hybrid=hybrid,
-                sparse_vector_name=SPARSE_VECTOR,
-                sparse_doc_fn=encode_documents if hybrid else None,
-                sparse_query_fn=encode_queries if hybrid else None,
-            )
-            store._hidden = lambda: self.generations.hidden(collection)
-            self._stores[collection] = store
-        return self._stores[collection]
-
     def has_keywords(self, collection: str) -> bool:
         if collection not in self._keywords:
             params = self.client.get_collection(collection).config.params
@@ -107,52 +69,21 @@ class QdrantClientBackend(VectorBackend):
         """Rebuild the collection with BM25 vectors, resumably (`core.client_reindex`)."""
         return client_reindex.add_keywords(self, collection)
 
-    def search(
-        self,
-        collection: str,
-        dense: list[float],
-        text: str | None,
-        flt: models.Filter | None,
-        limit: int,
-        offset: int = 0,
-        score_threshold: float | None = None,
-        with_payload: bool = True,
-    ) -> list[models.ScoredPoint]:
-        flt = self._visible(collection, flt)
-        keywords = bool(text and text.strip()) and self.has_keywords(collection)
-        return client_search.search(
-            self.client,
-            collection,
-            dense,
-            text if keywords else None,
-            flt,
-            limit,
-            offset,
-            score_threshold,
-            with_payload,
-        )
-
-    def search_counted(
-        self,
-        collection: str,
-        dense: list[float],
-        text: str | None,
-        flt: models.Filter | None,
-        limit: int,
-        offset: int,
-        score_threshold: float,
-        cap: int,
-    ) -> tuple[list[models.ScoredPoint], int]:
-        page = self.search(collection, dense, text, flt, limit, offset, score_threshold)
-        flt = self._visible(collection, flt)
-        return page, client_search.count_above(
-            self.client, collection, dense, flt, score_threshold, cap
-        )
+    def search(self, request: SearchRequest) -> SearchResult:
+        if not searchable(self, request):
+            return SearchResult(hits=[], exists=False, keywords=False)
+        keywords = self.has_keywords(request.collection)
+        flt = self._visible(request.collection, request.filter)
+        hybrid = keywords and bool(request.text and request.text.strip())
+        hits = client_search.search(self.client, request, flt, hybrid)
+        count = None
+        if request.count_cap is not None:
+            count = client_search.count_above(self.client, request, flt, request.count_cap)
+        return SearchResult(hits=hits, exists=True, keywords=keywords, count=count)
 
     def _visible(self, collection: str, flt: models.Filter | None) -> models.Filter | None:
-        """`flt` narrowed to what readers may see (`core.generations`), in qdrant-client's
-        models."""
-        return to_client(self.generations.visible(collection, flt))
+        """`flt` narrowed to what readers may see (`core.generations`)."""
+        return self.generations.visible(collection, flt)
 
     def list_collections(self) -> list[str]:
         return sorted(c.name for c in self.client.get_collections().collections)
@@ -161,7 +92,6 @@ class QdrantClientBackend(VectorBackend):
         return self.client.collection_exists(collection)
 
     def create_collection(self, collection: str, dimension: int, metadata: dict[str, Any]) -> None:
-        self._stores.pop(collection, None)
         self.generations.forget(collection)
         self._keywords.pop(collection, None)
         self.client.create_collection(
@@ -199,11 +129,10 @@ class QdrantClientBackend(VectorBackend):
                 logging.getLogger("qdrant_client").disabled = False
 
     def delete(self, collection: str, flt: models.Filter) -> None:
-        selector = models.FilterSelector(filter=to_client(flt))
+        selector = models.FilterSelector(filter=flt)
         self.client.delete(collection, points_selector=selector, wait=True)
 
     def delete_collection(self, collection: str) -> None:
-        self._stores.pop(collection, None)
         self._keywords.pop(collection, None)
         self.client.delete_collection(collection)
         self.generations.forget(collection)
@@ -215,6 +144,7 @@ class QdrantClientBackend(VectorBackend):
         limit: int,
         offset: int = 0,
         order_by: models.OrderBy | None = None,
+        with_vectors: bool = False,
     ) -> list[models.Record]:
         flt = self._visible(collection, flt)
         if order_by is not None:
@@ -223,13 +153,15 @@ class QdrantClientBackend(VectorBackend):
                 collection,
                 scroll_filter=flt,
                 limit=offset + limit,
-                order_by=to_client(order_by),
+                order_by=order_by,
                 with_payload=offset == 0,
+                with_vectors=with_vectors and offset == 0,
             )
             if not offset:
                 return records
             ids = [record.id for record in records[offset:]]
-            found = {record.id: record for record in self.client.retrieve(collection, ids)}
+            found = self.client.retrieve(collection, ids, with_vectors=with_vectors)
+            found = {record.id: record for record in found}
             return [found[point_id] for point_id in ids if point_id in found]
         records: list[models.Record] = []
         next_offset = None
@@ -239,6 +171,7 @@ class QdrantClientBackend(VectorBackend):
                 scroll_filter=flt,
                 limit=min(offset + limit - len(records), 1024),
                 offset=next_offset,
+                with_vectors=with_vectors,
             )
             records += batch
             if next_offset is None:
@@ -276,7 +209,6 @@ class QdrantClientBackend(VectorBackend):
         self.client.set_payload(collection, payload=payload, points=[point_id], wait=True)
 
     def upsert_points(self, collection: str, points: list[models.PointStruct]) -> None:
-        points = to_client(points)
         if self.has_keywords(collection):
             points = [_with_keywords(point) for point in points]
         self.client.upsert(collection, points=points, wait=True)
@@ -290,5 +222,5 @@ def _with_keywords(point: models.PointStruct) -> models.PointStruct:
     vector = point.vector
     if not isinstance(vector, dict) or SPARSE_VECTOR in vector:
         return point
-    sparse = to_client(document_vector(node_text(point.payload or {})))
+    sparse = document_vector(node_text(point.payload or {}))
     return point.model_copy(update={"vector": {**vector, SPARSE_VECTOR: sparse}})

@@ -8,7 +8,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from scoperag.core import engine_models as models
+from qdrant_client import models
+
 from scoperag.core.backend import DENSE_VECTOR
 from scoperag.core.edge_backend import EdgeBackend
 

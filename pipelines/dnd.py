@@ -23,8 +23,8 @@ from llama_index.core.schema import (
     TransformComponent,
 )
 from pydantic import ConfigDict, Field, ValidationError
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.backend import VectorBackend
 from scoperag.core.contracts.dnd import COLLECTION, DND_INDEXES, DndItemPayload, name_order
 from scoperag.core.contracts.dnd import parse_challenge_rating as challenge_rating

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR, VectorBackend
 from scoperag.core.bm25 import document_vector
 from scoperag.core.collections import prepare_for_writing

@@ -19,7 +19,8 @@ import math
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from scoperag.core import engine_models as models
+from qdrant_client import models
+
 from scoperag.core.backend import VectorBackend
 from scoperag.core.contracts.memory import COLLECTION, ORDER_KEY, TIME_KEY, MemoryPayload
 from scoperag.core.errors import ScoperagError

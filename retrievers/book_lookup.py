@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
+from qdrant_client import models
 from rapidfuzz import fuzz
 
-from scoperag.core import engine_models as models
 from scoperag.core.backend import VectorBackend
 from scoperag.core.contracts.books import (
     BOOK_ID,

@@ -22,11 +22,12 @@ from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
+from qdrant_client import models
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
-from scoperag.core import engine_models as models
 from scoperag.core.backend import VectorBackend
+from scoperag.core.fields import narrowed
 
 MatchKind = Literal["exact", "partial", "fuzzy"]
 FUZZY_CUTOFF = 80.0  # `similarity` * 100: "fireboll" ~ "Fireball" scores 88
@@ -200,7 +201,7 @@ def match_names(query: str, candidates: Mapping[str, int]) -> list[NameMatch]:
 
 def _with(flt: models.Filter | None, condition: models.Condition) -> models.Filter:
     """`flt` AND `condition`, kept flat."""
-    return models.narrowed(flt, must=[condition])
+    return narrowed(flt, must=[condition])
 
 
 @dataclass

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scoperag.core import engine_models as models
-from scoperag.core.collections import ready_for_reading
+from qdrant_client import models
+
+from scoperag.core.search_request import SearchRequest
 from scoperag.retrievers.searches import FilteredSearch, SearchQuery
 
 
@@ -17,6 +18,7 @@ class RankedPage:
     total: int  # hits at or above the floor, at most the cap
     hidden: int = 0  # points matching the filter below the floor (counted when the page is short)
     best_hidden: float | None = None  # the best cosine among them
+    exists: bool = True  # False: the collection does not exist (no hits)
 
 
 LOWEST_COSINE = -1.0  # a floor at or below it keeps every point: no floor at all
@@ -27,20 +29,18 @@ def ranked_page(
 ) -> RankedPage:
     """The retriever's page (its `offset` and `top_k`) above `min_score`, with the total.
 
-    All engine work: with a floor, the page and the count of the hits above it (up to `cap`)
-    come from one `search_counted`; without, the page is one query and the total a plain count
-    of the filter's matches. When the page comes out short and a floor is set, the filter's
-    matches are counted and the best one below the floor is fetched, so the caller can say
-    what the floor hid.
+    All engine work: the page (with a floor, and the count of the hits above it up to `cap`)
+    is one search; without a floor, the total is a plain count of the filter's matches when
+    the page is full. When the page comes out short and a floor is set, the filter's matches
+    are counted and the best one below the floor is fetched, so the caller can say what the
+    floor hid.
     """
-    if not ready_for_reading(retriever.backend, retriever.embedder, retriever.collection):
-        return RankedPage(hits=[], total=0)
     floor = None if min_score is not None and min_score <= LOWEST_COSINE else min_score
     retriever.min_score = floor
-    if floor is None:
-        hits, above = retriever.points(query, checked=True), None
-    else:
-        hits, above = _page_and_count(retriever, query, floor, cap)
+    found = retriever.search(query, count_cap=None if floor is None else cap)
+    if not found.exists:
+        return RankedPage(hits=[], total=0, exists=False)
+    hits, above = found.hits, found.count
     size, offset = retriever.top_k, retriever.offset
     page_short = len(hits) < size
     if page_short and (hits or offset == 0):
@@ -58,32 +58,15 @@ def ranked_page(
     return page
 
 
-def _page_and_count(
-    retriever: FilteredSearch, query: SearchQuery, floor: float, cap: int
-) -> tuple[list[models.ScoredPoint], int]:
-    """The retriever's page and the hits at or above `floor` (up to `cap`), in one engine
-    operation: on Qdrant Edge the count and the page's candidates are one ids-only query."""
-    return retriever.backend.search_counted(
-        retriever.collection,
-        retriever.embed(query),
-        retriever.keyword_text(query),
-        retriever.qdrant_filter,
-        retriever.top_k,
-        retriever.offset,
-        floor,
-        cap,
-    )
-
-
 def _best_below(retriever: FilteredSearch, query: SearchQuery, above: int) -> float | None:
-    found = retriever.backend.search(
-        retriever.collection,
-        retriever.embed(query),
-        None,
-        retriever.qdrant_filter,
-        1,
-        above,
-        None,
+    """The best cosine after the `above` hits at or above the floor: dense, no floor."""
+    request = SearchRequest(
+        collection=retriever.collection,
+        dense=retriever.embed(query),
+        filter=retriever.qdrant_filter,
+        limit=1,
+        offset=above,
         with_payload=False,
     )
+    found = retriever.backend.search(request).hits
     return found[0].score if found else None

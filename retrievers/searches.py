@@ -11,10 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from scoperag.core import engine_models as models
+from qdrant_client import models
+
 from scoperag.core.backend import KEYWORD_HINT, VectorBackend
-from scoperag.core.collections import ready_for_reading
 from scoperag.core.embeddings import Embedder
+from scoperag.core.search_request import SearchRequest, SearchResult
 
 
 class SearchQuery(Protocol):
@@ -56,6 +57,7 @@ class FilteredSearch:
         self.top_k = top_k
         self.offset = offset
         self.min_score = min_score
+        self.last: SearchResult | None = None  # the latest search's result
 
     def keyword_text(self, query: SearchQuery) -> str | None:
         """The text the engine ranks by keywords beside the vector: none, dense only."""
@@ -67,24 +69,29 @@ class FilteredSearch:
             query.embedding = self.embedder.embed_query(query.query_str)
         return query.embedding
 
-    def points(
-        self, query: SearchQuery, with_payload: bool = True, checked: bool = False
-    ) -> list[models.ScoredPoint]:
-        """The hits as the engine returns them (no nodes built): best first, cosine scores.
-
-        `checked`: the caller has just run `ready_for_reading` (it is not run twice)."""
-        if not checked and not ready_for_reading(self.backend, self.embedder, self.collection):
-            return []
-        return self.backend.search(
-            self.collection,
-            self.embed(query),
-            self.keyword_text(query),
-            self.qdrant_filter,
-            self.top_k,
-            self.offset,
-            self.min_score,
-            with_payload,
+    def search(
+        self, query: SearchQuery, with_payload: bool = True, count_cap: int | None = None
+    ) -> SearchResult:
+        """One engine operation: the page (none if the collection does not exist; an error if
+        it was built with another embedder), and the candidates counted up to `count_cap`."""
+        request = SearchRequest(
+            collection=self.collection,
+            dense=self.embed(query),
+            text=self.keyword_text(query),
+            filter=self.qdrant_filter,
+            limit=self.top_k,
+            offset=self.offset,
+            score_threshold=self.min_score,
+            with_payload=with_payload,
+            embedder=self.embedder.info,
+            count_cap=count_cap,
         )
+        self.last = self.backend.search(request)
+        return self.last
+
+    def points(self, query: SearchQuery, with_payload: bool = True) -> list[models.ScoredPoint]:
+        """The hits as the engine returns them (no nodes built): best first, cosine scores."""
+        return self.search(query, with_payload).hits
 
 
 class HybridSearch(FilteredSearch):
@@ -102,10 +109,9 @@ class HybridSearch(FilteredSearch):
         return query.query_str
 
     def keyword_hint(self) -> str | None:
-        """One line when the collection exists without BM25 vectors, else None."""
-        backend, collection = self.backend, self.collection
-        if backend.collection_exists(collection) and not backend.has_keywords(collection):
-            return KEYWORD_HINT.format(collection=collection)
+        """One line when the latest search found the collection without BM25 vectors."""
+        if self.last is not None and self.last.exists and not self.last.keywords:
+            return KEYWORD_HINT.format(collection=self.collection)
         return None
 
 

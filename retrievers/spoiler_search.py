@@ -7,7 +7,8 @@ The engine's hits become `SentenceRun`s cut at the position and merged
 
 from __future__ import annotations
 
-from scoperag.core import engine_models as models
+from qdrant_client import models
+
 from scoperag.core.backend import VectorBackend
 from scoperag.core.contracts.books import BOOK_ID, COLLECTION, READ_UP_TO
 from scoperag.core.embeddings import Embedder

@@ -73,7 +73,7 @@ def _where(backend: Any, settings: Settings) -> str:
         return f"the Qdrant server at {settings.qdrant_url}"
     if getattr(backend, "role", "owner") == "owner":
         return "this process (no other process had the store open)"
-    from scoperag.server.owner import engine_dir, read_record
+    from scoperag.server.store_sharing.owner import engine_dir, read_record
 
     record = read_record(engine_dir(settings)) or {}
     return (
@@ -93,6 +93,7 @@ def _disk(report: StoreCheck, root: Path) -> None:
 
 def _check_collection(backend: Any, name: str, root: Path | None) -> CollectionCheck:
     from scoperag.core.generations import REGISTRY_KEY
+    from scoperag.core.search_request import SearchRequest
 
     check = CollectionCheck(name=name, path=str(root / name) if root else None)
     dimension = _check_files(check, root / name) if root is not None else None
@@ -105,7 +106,7 @@ def _check_collection(backend: Any, name: str, root: Path | None) -> CollectionC
         check.hidden_generations = list(metadata.get(REGISTRY_KEY, []))
         if dimension and check.points:
             probe = [1 / math.sqrt(dimension)] * dimension
-            backend.search(name, probe, None, None, 10)  # impossible scores raise
+            backend.search(SearchRequest(collection=name, dense=probe, limit=10))  # scores checked
     except Exception as exc:  # every failure is a finding, reported beside the others
         check.problems.append(f"{type(exc).__name__}: {exc}")
     return check

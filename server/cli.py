@@ -6,6 +6,7 @@ import contextlib
 import errno
 import faulthandler
 import json
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -125,6 +126,7 @@ def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
                 "the server: set SCOPERAG_HTTP_TOKEN to a secret bearer token, or bind 127.0.0.1."
             )
     mcp = build_server(runtime)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop as on Ctrl+C: close below
     start_warm_up(runtime)  # handlers and model load while the client initialises and lists
     try:
         if transport == "stdio":

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, Field
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.contracts import books, dnd, docs, memory
 from scoperag.core.errors import InvalidParameterError, ScoperagError, as_json
 from scoperag.core.settings import Settings

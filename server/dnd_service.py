@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.contracts.dnd import COLLECTION, DOCUMENTS, KINDS
 from scoperag.core.errors import as_json
 from scoperag.core.fields import FieldType, FilterableField, build_filter, empty_selection

@@ -15,8 +15,9 @@ from scoperag.server.runtime import Runtime
 from scoperag.server.unknown_values import unknown_value_notes
 
 if TYPE_CHECKING:
+    from qdrant_client.models import ScoredPoint
+
     from scoperag.core.backend import VectorBackend
-    from scoperag.core.engine_models import ScoredPoint
 
 
 def _hit(point: ScoredPoint) -> DocsHit:
@@ -45,13 +46,14 @@ class DocsService:
         """Validated filters -> native Qdrant filter -> top_k chunks."""
         filters = request.filters()
         backend = self.runtime.backend
-        if not backend.collection_exists(COLLECTION):
-            return DocsSearchResult(filters=filters, hits=[], message=EMPTY_HINT)
-        refuse_unindexed(backend, COLLECTION, DOCS_FILTERS)
+        refuse_unindexed(backend, COLLECTION, DOCS_FILTERS)  # a Qdrant server's only
         search = HybridSearch(
             backend, self.runtime.embedder, COLLECTION, filters.qdrant_filter(), request.top_k
         )
-        hits = [_hit(point) for point in search.points(TextQuery(request.query))]
+        found = search.search(TextQuery(request.query))
+        if not found.exists:
+            return DocsSearchResult(filters=filters, hits=[], message=EMPTY_HINT)
+        hits = [_hit(point) for point in found.hits]
         notes = [] if hits else ["No document matches these filters.", *_unknown(backend, filters)]
         notes.append(search.keyword_hint())
         message = " ".join(note for note in notes if note) or None

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 from pydantic import BaseModel
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.errors import ScoperagError
 from scoperag.core.settings import Settings
 from scoperag.server.cli import load_settings, run_friendly

@@ -61,7 +61,7 @@ def cosine_floor(min_similarity: float) -> float:
 
 
 if TYPE_CHECKING:
-    from scoperag.core.engine_models import ScoredPoint
+    from qdrant_client.models import ScoredPoint
 
 _SCORES = {"score", "similarity"}
 
@@ -138,8 +138,6 @@ class MemoryService:
         total, rows = 0, []
         if reason := _nothing_matches(values):
             notes.append(reason)
-        elif not self.runtime.backend.collection_exists(COLLECTION):
-            notes.append(EMPTY_HINT)
         else:
             fields = [TAGS_ALL if params.match_all else TAGS_ANY, MEMORY_TYPE, START_DATE, END_DATE]
             flt = build_filter(fields, values)
@@ -149,8 +147,10 @@ class MemoryService:
                     query, flt, params.min_similarity, offset, params.page_size
                 )
                 notes += more
-            else:
+            elif self.runtime.backend.collection_exists(COLLECTION):
                 total, rows = self._newest(flt, values.get("end_date"), offset, params.page_size)
+            else:
+                notes.append(EMPTY_HINT)
             if ranked and total == MAX_RANKED:
                 notes.append(f"ranked results stop at the {MAX_RANKED} most similar memories")
             if not total:  # a tag or type nothing has says so (asked only of an empty result)
@@ -171,6 +171,8 @@ class MemoryService:
         runtime = self.runtime
         search = HybridSearch(runtime.backend, runtime.embedder, COLLECTION, flt, size, offset)
         page = ranked_page(search, TextQuery(query), cosine_floor(min_similarity), MAX_RANKED)
+        if not page.exists:
+            return 0, [], [EMPTY_HINT]
         notes = [note for note in (_floor_note(page, min_similarity), search.keyword_hint())]
         rows = [_row(hit.payload or {}, hit) for hit in page.hits]
         return page.total, rows, [note for note in notes if note]

@@ -9,8 +9,8 @@ from typing import Any
 
 from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from llama_index.core.vector_stores.utils import node_to_metadata_dict
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.backend import DENSE_VECTOR, VectorBackend
 from scoperag.core.collections import prepare_for_writing
 from scoperag.core.embeddings import Embedder

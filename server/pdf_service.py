@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.backend import order_score
 from scoperag.core.contracts.pdf import pdf_indexes
 from scoperag.core.fields import FilterableField, build_filter, empty_selection
@@ -66,17 +66,17 @@ class PdfService:
         values = params.model_dump()
         if reason := empty_selection(self.fields, values):
             return FindResult(hits=[], message=reason)
-        backend = self.runtime.backend
-        if not backend.collection_exists(self.collection):
-            return FindResult(hits=[], message=EMPTY_HINT)
         search = HybridSearch(
-            backend,
+            self.runtime.backend,
             self.runtime.embedder,
             self.collection,
             build_filter(self.fields, values),
             top_k=values["limit"],
         )
-        hits = [_hit(point) for point in search.points(TextQuery(values["query"]))]
+        found = search.search(TextQuery(values["query"]))  # the one engine call
+        if not found.exists:
+            return FindResult(hits=[], message=EMPTY_HINT)
+        hits = [_hit(point) for point in found.hits]
         notes = [] if hits else ["No page matches these filters.", *self._unknown(values)]
         notes.append(search.keyword_hint())
         return FindResult(hits=hits, message=" ".join(note for note in notes if note) or None)

@@ -25,13 +25,13 @@ def store_status(settings: Settings) -> dict[str, Any]:
     if settings.effective_backend == "server":
         report["note"] = f"A Qdrant server ({settings.qdrant_url}) is shared by every process."
         return report
-    from scoperag.core.remote_backend import (
-        EngineClient,
+    from scoperag.server.store_sharing.channel import (
         OwnerStoppedError,
         OwnerUnreachableError,
+        owner_status,
         process_stopped,
     )
-    from scoperag.server.owner import engine_dir, read_record
+    from scoperag.server.store_sharing.owner import engine_dir, read_record
 
     record = read_record(engine_dir(settings))
     if record is None:
@@ -41,17 +41,13 @@ def store_status(settings: Settings) -> dict[str, Any]:
         report["note"] = str(OwnerStoppedError(record))
         return report
     try:
-        client = EngineClient(record, attach=False)
-    except OwnerUnreachableError:
+        live = owner_status(record)
+    except (OwnerUnreachableError, OwnerStoppedError):
         report["note"] = (
-            f"Stale record: pid {record.get('pid')} owned the store and no longer answers; "
-            "the next process to use the store takes over."
+            f"Stale record: pid {record.get('pid')} owned the store and ended without closing "
+            "it (killed or crashed); the next process to use the store takes over."
         )
         return report
-    try:
-        live = client.status()
-    finally:
-        client.close()
     report["attached"] = live.pop("attached")
     report["owner"] = live
     return report

@@ -218,7 +218,7 @@ def _closed(tool: Tool) -> Tool:
 
 class ScoperagErrorMiddleware(Middleware):
     """Turns errors meant for people into tool errors (calls run concurrently: the engine's
-    own operations are locked where needed, see `scoperag.core.engine_ops`)."""
+    own operations are locked where needed, see `scoperag.server.store_sharing.owner`)."""
 
     async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
         try:

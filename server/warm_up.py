@@ -1,7 +1,7 @@
 """Handlers built on their first call, and a warm-up that loads them early in the background.
 
 A profile's handlers (`module:Class(runtime)`) pull in the engine (qdrant-client too on local
-mode or a server; Edge's searches spell their filters in `core.engine_models`; the searches reach
+mode or a server, and Edge searches too: filters are `qdrant_client.models`; the searches reach
 the engine without LlamaIndex: `retrievers/searches.py`, `core/node_payload.py`,
 `postprocessors/sentence_runs.py`; ingestion loads it), and the query path the
 embedding model: seconds of imports that `initialize` and `tools/list` must not wait for.

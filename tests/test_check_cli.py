@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.backend import DENSE_VECTOR
 from scoperag.core.edge_backend import EdgeBackend
 from scoperag.core.generations import REGISTRY_KEY, Hidden

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.backend import DENSE_VECTOR
 from scoperag.core.disk_space import MIB, MIN_FREE_ENV, DiskFullError, free_bytes, min_free_bytes
 from scoperag.core.errors import InvalidParameterError

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from pydantic import ValidationError
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.contracts.docs import (
     DOCS_FILTERS,
     DocExtensionPayload,

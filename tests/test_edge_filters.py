@@ -1,5 +1,5 @@
-"""Edge filter translation: every condition kind selects the same points on Edge as in local mode,
-given in qdrant-client's models or in scoperag's own (`core.engine_models`).
+"""Edge filter translation: every condition kind, given in qdrant-client's models, selects the
+same points on Edge as in local mode.
 
 The same 60 points (small random vectors, payloads built to hit the edge cases: missing keys, nulls,
 lists, booleans, time zones) are written to both engines; each filter is counted, scrolled, ordered
@@ -17,11 +17,9 @@ from pathlib import Path
 import pytest
 from qdrant_client import models
 
-from scoperag.core import engine_models as own
 from scoperag.core.backend import DENSE_VECTOR, VectorBackend
 from scoperag.core.edge_backend import EdgeBackend
 from scoperag.core.edge_filters import UnsupportedFilterError, to_edge_filter
-from scoperag.core.engine_models import to_client
 from scoperag.core.qdrant_client_backend import QdrantClientBackend
 
 COLLECTION = "conformance"
@@ -260,68 +258,6 @@ def test_geo_conditions_are_refused_with_the_reason() -> None:
         to_edge_filter(flt)
 
 
-def _own_field(key: str, **condition: object) -> own.FieldCondition:
-    return own.FieldCondition(key=key, **condition)
-
-
-# The filters scoperag builds (`core.engine_models`, qdrant-client's names without importing it),
-# each the twin of the qdrant-client filter of the same name above.
-OWN_FILTERS: dict[str, own.Filter] = {
-    "keyword": own.Filter(must=[_own_field("kind", match=own.MatchValue(value="spell"))]),
-    "integer": own.Filter(must=[_own_field("n", match=own.MatchValue(value=7))]),
-    "boolean true": own.Filter(must=[_own_field("flag", match=own.MatchValue(value=True))]),
-    "boolean false": own.Filter(must=[_own_field("flag", match=own.MatchValue(value=False))]),
-    "any": own.Filter(must=[_own_field("tags", match=own.MatchAny(any=["red", "gold"]))]),
-    "except on a list, missing keys": own.Filter(
-        must=[_own_field("tags", match=own.MatchExcept(except_=["red"]))]
-    ),
-    "not equal": own.Filter(must_not=[_own_field("kind", match=own.MatchValue(value="item"))]),
-    "integer range": own.Filter(must=[_own_field("n", range=own.Range(gte=10, lt=25))]),
-    "float range": own.Filter(must=[_own_field("score", range=own.Range(gt=2.5, lte=9.75))]),
-    "datetime, naive bound is UTC": own.Filter(
-        must=[_own_field("at", range=own.DatetimeRange(gte=datetime(2025, 3, 5, 4, 0)))]
-    ),
-    "text": own.Filter(must=[_own_field("body", match=own.MatchText(text="fire bolt"))]),
-    "is empty": own.Filter(must=[own.IsEmptyCondition(is_empty=own.PayloadField(key="maybe"))]),
-    "has id": own.Filter(must=[own.HasIdCondition(has_id=[_id(3), _id(4), _id(59)])]),
-    "not has id": own.Filter(must_not=[own.HasIdCondition(has_id=[_id(0), _id(1)])]),
-    "nested filters": own.Filter(
-        must=[
-            own.Filter(
-                should=[
-                    _own_field("kind", match=own.MatchValue(value="spell")),
-                    _own_field("kind", match=own.MatchValue(value="item")),
-                ]
-            ),
-            own.Filter(must_not=[_own_field("flag", match=own.MatchValue(value=True))]),
-        ]
-    ),
-}
-
-
-@pytest.mark.parametrize("name", list(OWN_FILTERS))
-def test_own_filters_are_qdrant_clients_twins(engines: dict[str, VectorBackend], name: str) -> None:
-    """Each becomes the same qdrant-client model and selects the same points on both engines
-    as its qdrant-client twin."""
-    ours, theirs = OWN_FILTERS[name], FILTERS[name]
-    assert to_client(ours) == theirs
-    for backend in engines.values():
-        selected = sorted(_ids(backend.scroll(COLLECTION, ours, limit=100)))
-        assert selected == sorted(_ids(backend.scroll(COLLECTION, theirs, limit=100)))
-        assert backend.count(COLLECTION, ours) == len(selected)
-
-
-@pytest.mark.parametrize(
-    ("key", "direction"), [("at", own.Direction.DESC), ("n", own.Direction.ASC)]
-)
-def test_own_order_by_pages_as_qdrant_clients(
-    engines: dict[str, VectorBackend], key: str, direction: own.Direction
-) -> None:
-    ours = own.OrderBy(key=key, direction=direction)
-    theirs = models.OrderBy(key=key, direction=models.Direction(direction.value))
-    assert to_client(ours) == theirs
-    flt = OWN_FILTERS["not equal"]
-    for backend in engines.values():
-        page = _ids(backend.scroll(COLLECTION, flt, limit=7, offset=5, order_by=ours))
-        assert len(page) == 7
-        assert page == _ids(backend.scroll(COLLECTION, flt, limit=7, offset=5, order_by=theirs))
+def test_a_filter_that_is_not_qdrant_clients_is_refused_with_the_reason() -> None:
+    with pytest.raises(UnsupportedFilterError, match="cannot evaluate.*must"):
+        to_edge_filter({"must": [{"key": "kind", "match": {"value": "spell"}}]})

@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 from pydantic import BaseModel, ValidationError
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.fields import (
     Condition,
     FieldType,
@@ -15,6 +15,7 @@ from scoperag.core.fields import (
     build_filter,
     empty_selection,
     index_plan,
+    narrowed,
 )
 from scoperag.server.tooling import params_model
 
@@ -70,7 +71,7 @@ def test_condition_table(condition: Condition, value: object, expected: dict) ->
     field = FilterableField(name="k", field_type=FieldType.KEYWORD, condition=condition,
                             description="d")  # fmt: skip
     flt = build_filter([field], {"k": value})
-    assert models.to_client(flt).model_dump(exclude_none=True, by_alias=True) == expected
+    assert flt.model_dump(exclude_none=True, by_alias=True) == expected
 
 
 def test_float_equality_is_a_closed_range() -> None:
@@ -104,3 +105,31 @@ def test_schema_validation_rejects_bad_values() -> None:
 def test_index_plan_has_one_index_per_key() -> None:
     plan = index_plan([TAGS, PAGE, AFTER, BEFORE])
     assert plan == {"tags": "keyword", "page": "integer", "at": "datetime"}
+
+
+SPELL = models.FieldCondition(key="kind", match=models.MatchValue(value="spell"))
+HIDDEN = models.Filter(must=[models.FieldCondition(key="gen", match=models.MatchValue(value="g2"))])
+
+
+def test_narrowed_adds_conditions_flat_and_leaves_the_filter_alone() -> None:
+    flt = models.Filter(must=[SPELL], must_not=[HIDDEN])
+    both = narrowed(flt, must=[HIDDEN], must_not=[SPELL])
+    assert both == models.Filter(must=[SPELL, HIDDEN], must_not=[HIDDEN, SPELL])
+    assert flt == models.Filter(must=[SPELL], must_not=[HIDDEN])
+    assert narrowed(None, must_not=[HIDDEN]) == models.Filter(must_not=[HIDDEN])
+
+
+def test_narrowed_takes_single_conditions_and_keeps_should() -> None:
+    flt = models.Filter(
+        must=SPELL, should=[models.FieldCondition(key="n", range=models.Range(lt=5))]
+    )
+    both = narrowed(flt, must_not=[HIDDEN])
+    assert both.must == [SPELL]
+    assert both.should == flt.should
+    assert both.must_not == [HIDDEN]
+
+
+def test_narrowed_keeps_a_min_should_by_nesting_the_whole_filter() -> None:
+    """A `min_should` has no place in the flat filter: dropping it would widen the search."""
+    flt = models.Filter(min_should=models.MinShould(conditions=[SPELL], min_count=1))
+    assert narrowed(flt, must_not=[HIDDEN]) == models.Filter(must=[flt], must_not=[HIDDEN])

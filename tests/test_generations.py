@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from llama_index.core.schema import NodeRelationship, RelatedNodeInfo
 from qdrant_client import models
 
 from scoperag.core.contracts.books import COLLECTION
@@ -48,13 +49,17 @@ def _writer_gone(runtime: Runtime) -> None:
     """The registry's entries as a killed process leaves them: their writer's pid is gone."""
     ended = subprocess.Popen(["true"])
     ended.wait()
-    registry = runtime.backend.generations
+    registry = _engine(runtime).generations  # the registry where the engine is open
     writer = f"{socket.gethostname()}:{ended.pid}"
     entries = [
         entry.model_copy(update={"writer": writer}) for entry in registry.entries(COLLECTION)
     ]
     registry._save(COLLECTION, entries)
-    registry._active.clear()
+
+
+def _engine(runtime: Runtime) -> object:
+    """The engine itself (the owner's, on the embedded engines)."""
+    return getattr(runtime.backend, "engine", runtime.backend)
 
 
 @contextmanager
@@ -140,7 +145,8 @@ def test_a_kill_after_the_flip_shows_the_new_version_and_is_cleaned_next_time(
     runtime = make_runtime(profiles=["books"])
     ingest_book(book_path, runtime.backend, runtime.embedder, BOOK_ID, last_chapter=1)
     backend = runtime.backend
-    real_delete = type(backend).delete
+    engine = type(_engine(runtime))
+    real_delete = engine.delete
 
     class Killed(BaseException):
         pass
@@ -150,16 +156,99 @@ def test_a_kill_after_the_flip_shows_the_new_version_and_is_cleaned_next_time(
             raise Killed
         real_delete(self, collection, flt)
 
-    monkeypatch.setattr(type(backend), "delete", die_on_retire)
+    monkeypatch.setattr(engine, "delete", die_on_retire)
     with pytest.raises(Killed):
         ingest_book(book_path, backend, runtime.embedder, BOOK_ID, last_chapter=3)
-    monkeypatch.setattr(type(backend), "delete", real_delete)
+    monkeypatch.setattr(engine, "delete", real_delete)
     clean = make_runtime(profiles=["books"])
     ingest_book(book_path, clean.backend, clean.embedder, BOOK_ID, last_chapter=3)
     expected = _visible(clean)
     assert _visible(runtime)[0::2] == expected[0::2]  # old points still stored, but hidden
-    assert backend.generations.recover(COLLECTION) == 0  # its writer is still running
     _writer_gone(runtime)
     assert backend.generations.recover(COLLECTION) == 1
     assert backend.count(COLLECTION, None) == expected[0]
     assert backend.collection_metadata(COLLECTION)[REGISTRY_KEY] == []
+
+
+def _written(runtime: Runtime, source: str, nodes: list) -> tuple[str, object]:
+    """A replacement of `source` begun and written, not yet committed: (generation, its end)."""
+    replacement = runtime.backend.generations.replacing(COLLECTION, [source])
+    generation = replacement.__enter__()
+    copies = [node.model_copy(deep=True) for node in nodes]
+    for node in copies:
+        node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id=source)
+    runtime.backend.vector_store(COLLECTION).add(stamped(copies, generation))
+    return generation, replacement
+
+
+def _generations_of(runtime: Runtime, source: str) -> dict:
+    flt = models.Filter(
+        must=[models.FieldCondition(key="doc_id", match=models.MatchValue(value=source))]
+    )
+    counts = runtime.backend.facet(COLLECTION, GENERATION_KEY, flt, 10)
+    return {str(generation).replace("-", ""): n for generation, n in counts.items()}  # local mode
+
+
+def test_two_replacements_of_one_source_end_as_the_last_to_finish(
+    make_runtime: Callable[..., Runtime], book_path: Path
+) -> None:
+    """Two ingestions of one source at once: readers see the old version, then the first to
+    finish, then the last to finish, each whole; the first's clean-up keeps the second's points."""
+    runtime = make_runtime(profiles=["books"])
+    ingest_book(book_path, runtime.backend, runtime.embedder, BOOK_ID, last_chapter=1)
+    old = _generations_of(runtime, BOOK_ID)
+    nodes = _version(runtime, book_path, 2)
+    first, first_end = _written(runtime, BOOK_ID, nodes)
+    second, second_end = _written(runtime, BOOK_ID, nodes)
+    assert _generations_of(runtime, BOOK_ID) == old
+    first_end.__exit__(None, None, None)
+    assert _generations_of(runtime, BOOK_ID) == {first: len(nodes)}
+    second_end.__exit__(None, None, None)
+    assert _generations_of(runtime, BOOK_ID) == {second: len(nodes)}
+    assert runtime.backend.collection_metadata(COLLECTION)[REGISTRY_KEY] == []
+
+
+def test_replacements_of_two_sources_at_once_keep_both(
+    make_runtime: Callable[..., Runtime], book_path: Path
+) -> None:
+    runtime = make_runtime(profiles=["books"])
+    ingest_book(book_path, runtime.backend, runtime.embedder, BOOK_ID, last_chapter=1)
+    nodes = _version(runtime, book_path, 1)
+    one, one_end = _written(runtime, "one", nodes)
+    two, two_end = _written(runtime, "two", nodes)
+    two_end.__exit__(None, None, None)
+    one_end.__exit__(None, None, None)
+    assert _generations_of(runtime, "one") == {one: len(nodes)}
+    assert _generations_of(runtime, "two") == {two: len(nodes)}
+
+
+def test_readers_never_see_nothing_nor_a_mix_while_two_writers_replace_a_source(
+    make_runtime: Callable[..., Runtime], book_path: Path
+) -> None:
+    """Regression: a read that filtered by the registry as it was before a flip could run after
+    the old points were deleted and find neither version. A change waits for such reads."""
+    runtime = make_runtime(profiles=["books"])
+    ingest_book(book_path, runtime.backend, runtime.embedder, BOOK_ID, last_chapter=1)
+    nodes = _version(runtime, book_path, 1)
+    seen: list[int] = []
+    done = threading.Event()
+
+    def read() -> None:
+        while not done.is_set():
+            seen.append(len(_generations_of(runtime, BOOK_ID)))
+
+    def write() -> None:
+        for _ in range(4):
+            _, end = _written(runtime, BOOK_ID, nodes)
+            end.__exit__(None, None, None)
+
+    readers = [threading.Thread(target=read) for _ in range(2)]
+    writers = [threading.Thread(target=write) for _ in range(2)]
+    for thread in readers + writers:
+        thread.start()
+    for thread in writers:
+        thread.join(300)
+    done.set()
+    for thread in readers:
+        thread.join(60)
+    assert seen and set(seen) == {1}

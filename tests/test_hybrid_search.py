@@ -19,7 +19,9 @@ from qdrant_client import models
 from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR, VectorBackend, meaning_breaks_ties
 from scoperag.core.edge_backend import HNSW, EdgeBackend
 from scoperag.core.qdrant_client_backend import QdrantClientBackend
+from scoperag.core.search_request import SearchRequest
 from scoperag.retrievers.hybrid import HybridRetriever
+from scoperag.retrievers.searches import TextQuery
 from scoperag.server.cli import cli
 
 COLLECTION = "hybrid"
@@ -73,8 +75,11 @@ def _numbers(points: list[models.ScoredPoint]) -> list[int]:
 
 
 def _search(backend: VectorBackend, text: str | None, **kwargs: object) -> list[models.ScoredPoint]:
-    arguments = {"flt": None, "limit": 10, "score_threshold": math.cos(math.radians(60))}
-    return backend.search(COLLECTION, QUERY, text, **{**arguments, **kwargs})
+    arguments = {"limit": 10, "score_threshold": math.cos(math.radians(60))}
+    request = SearchRequest(
+        collection=COLLECTION, dense=QUERY, text=text, **{**arguments, **kwargs}
+    )
+    return backend.search(request).hits
 
 
 def test_keywords_reorder_what_the_floor_lets_through(backend: VectorBackend) -> None:
@@ -97,7 +102,7 @@ def test_the_filter_holds_in_every_prefetch_and_pages_follow(backend: VectorBack
     not_two = models.Filter(
         must_not=[models.FieldCondition(key="n", match=models.MatchValue(value=2))]
     )
-    hybrid = _search(backend, "zephyr harbour", flt=not_two, score_threshold=None)
+    hybrid = _search(backend, "zephyr harbour", filter=not_two, score_threshold=None)
     assert 2 not in _numbers(hybrid) and len(hybrid) == 5
     whole = _numbers(_search(backend, "harbour ships"))
     pages = [_numbers(_search(backend, "harbour ships", limit=2, offset=o)) for o in (0, 2, 4)]
@@ -123,8 +128,10 @@ def test_points_written_without_bm25_vectors_get_them(backend: VectorBackend) ->
             for r in records
         ],
     )
-    found = backend.search("copy", QUERY, "zephyr", None, 10, score_threshold=0.5)
-    assert _numbers(found)[0] == 2
+    found = SearchRequest(
+        collection="copy", dense=QUERY, text="zephyr", limit=10, score_threshold=0.5
+    )
+    assert _numbers(backend.search(found).hits)[0] == 2
 
 
 def _dense_only_collection(backend: VectorBackend) -> None:
@@ -153,7 +160,10 @@ def test_a_collection_without_bm25_vectors_is_ranked_by_meaning_with_a_hint(
     backend.vector_store(COLLECTION).add(_nodes())
     assert not backend.has_keywords(COLLECTION)
     assert _numbers(_search(backend, "zephyr")) == [1, 2, 3, 4, 5]
-    hint = HybridRetriever(backend, embedder, COLLECTION).keyword_hint()
+    retriever = HybridRetriever(backend, embedder, COLLECTION)
+    assert retriever.keyword_hint() is None  # nothing searched yet
+    assert retriever.points(TextQuery("zephyr", list(QUERY)))
+    hint = retriever.keyword_hint()
     assert hint and f"scoperag reindex --collection {COLLECTION}" in hint
 
 

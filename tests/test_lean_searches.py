@@ -1,4 +1,4 @@
-"""The searches of every profile run without LlamaIndex (issue 15), torch or qdrant-client.
+"""The searches of every profile run without LlamaIndex (issue 15) or torch.
 
 LlamaIndex's import is 1.2-1.8 s on this machine; a server launched by an MCP client answers
 its first search without waiting for it (ingestion still uses it). The hits' text and metadata
@@ -70,7 +70,7 @@ async def found():
             for name, arguments, key in CALLS
         ]
 
-LIBRARIES = ("llama_index.core", "torch", "qdrant_client")
+LIBRARIES = ("llama_index.core", "torch")
 print(*asyncio.run(found()), *(library in sys.modules for library in LIBRARIES))
 """
 
@@ -117,20 +117,20 @@ def test_a_payload_without_a_node_is_refused() -> None:
         stored_text_and_metadata({"text": "not in LlamaIndex's layout"})
 
 
-def test_every_profiles_searches_import_no_llamaindex_torch_or_qdrant_client(
+def test_every_profiles_searches_import_no_llamaindex_or_torch(
     sample_store: Path,
 ) -> None:
     """Eleven calls of the five profiles in a new process (as a launched server runs them) find
-    something each, and none of LlamaIndex, torch (the model runs on onnxruntime) or
-    qdrant-client (filters are `core.engine_models`) is imported."""
+    something each, and neither LlamaIndex nor torch (the model runs on onnxruntime) is
+    imported."""
     environment = {**os.environ, "SCOPERAG_DATA_DIR": str(sample_store)}
     done = subprocess.run(
         [sys.executable, "-c", PROBE], env=environment, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    *counts, llama_index, torch, qdrant_client = done.stdout.split()
+    *counts, llama_index, torch = done.stdout.split()
     assert all(int(count) > 0 for count in counts) and len(counts) == 11, done.stdout
-    assert (llama_index, torch, qdrant_client) == ("False", "False", "False")
+    assert (llama_index, torch) == ("False", "False")
 
 
 WRITES_PROBE = """
@@ -159,14 +159,13 @@ async def written():
             again.structured_content["ingested"] > 0,
         ]
 
-print(*asyncio.run(written()), "qdrant_client" in sys.modules)
+print(*asyncio.run(written()))
 """
 
 
-def test_writes_on_edge_import_no_qdrant_client(sample_store: Path, tmp_path: Path) -> None:
-    """A launched server's first writes load no qdrant-client (1.1-1.5 s: their filters and
-    points are `core.engine_models`). `delete_memory` and `store_memory` load no LlamaIndex
-    either (1.2-1.6 s: a memory's payload is written by `core.node_payload`); `qdrant-store`
+def test_memory_writes_load_no_llamaindex(sample_store: Path, tmp_path: Path) -> None:
+    """A launched server's `delete_memory` and `store_memory` load no LlamaIndex (1.2-1.6 s: a
+    memory's payload is written by `core.node_payload`); `qdrant-store`
     and a D&D re-ingest (which looks up the stored items) load LlamaIndex's ingestion."""
     data_dir = tmp_path / "data"
     shutil.copytree(sample_store, data_dir, ignore=shutil.ignore_patterns("*.sock"))
@@ -187,7 +186,6 @@ def test_writes_on_edge_import_no_qdrant_client(sample_store: Path, tmp_path: Pa
         "True",
         "True",
         "True",
-        "False",
     ]
 
 

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from fastmcp import Client
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.contracts.memory import COLLECTION, ORDER_KEY
 from scoperag.pipelines.memories import import_memories, make_memory, store_memories
 from scoperag.pipelines.memory_order import SLOTS, backfill_order, order_base

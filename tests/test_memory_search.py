@@ -19,6 +19,7 @@ from fastmcp.exceptions import ToolError
 
 from scoperag.core.contracts.memory import COLLECTION, TAGS_ANY, MemoryPayload
 from scoperag.core.fields import build_filter
+from scoperag.core.search_request import SearchRequest
 from scoperag.pipelines.memories import import_memories, make_memory, store_memories
 from scoperag.server.app import build_server
 from scoperag.server.runtime import Runtime
@@ -408,27 +409,35 @@ async def test_a_floor_at_zero_counts_every_match(memory_server, memories) -> No
     assert probes["total"] == len(PROBES) and "note" not in probes
 
 
-def test_search_counted_is_the_search_page_and_the_hits_above_the_floor(
+def test_a_counted_search_is_the_search_page_and_the_hits_above_the_floor(
     memory_runtime, embedder
 ) -> None:
-    """`search_counted` gives the page `search` gives (dense and hybrid, any offset) and counts
-    the hits a search returns above that floor, stopping at the cap, with the filter applied."""
+    """A search with a count cap gives the page the search without gives (dense and hybrid,
+    any offset) and counts the hits a search returns above that floor, stopping at the cap,
+    with the filter applied."""
     backend, query = memory_runtime.backend, "database storage settings"
     dense = embedder.embed_query(query)
+    base = SearchRequest(collection=COLLECTION, dense=dense, limit=4, score_threshold=-1.0)
 
     def seen(points):
         return [(point.id, round(point.score, 6), point.payload) for point in points]
 
     for floor in (-0.5, 0.1, 0.25, 0.4):
-        every = backend.search(COLLECTION, dense, None, None, 100, 0, floor, with_payload=False)
+        every = backend.search(
+            base.model_copy(update={"limit": 100, "score_threshold": floor, "with_payload": False})
+        ).hits
         for text, offset in ((None, 0), (None, 3), (query, 0), (query, 3)):
-            page, count = backend.search_counted(
-                COLLECTION, dense, text, None, 4, offset, floor, 100
+            request = base.model_copy(
+                update={"text": text, "offset": offset, "score_threshold": floor}
             )
-            assert count == len(every)
-            searched = backend.search(COLLECTION, dense, text, None, 4, offset, floor)
-            assert seen(page) == seen(searched) and all(point.payload for point in page)
-    assert backend.search_counted(COLLECTION, dense, None, None, 4, 0, -1.0, 7)[1] == 7
+            counted = backend.search(request.model_copy(update={"count_cap": 100}))
+            assert counted.count == len(every)
+            searched = backend.search(request).hits
+            assert seen(counted.hits) == seen(searched) and all(p.payload for p in counted.hits)
+    assert backend.search(base.model_copy(update={"count_cap": 7})).count == 7
     probes = build_filter([TAGS_ANY], {"tags": ["probe"]})
-    page, count = backend.search_counted(COLLECTION, dense, query, probes, 4, 0, -1.0, 100)
-    assert count == len(PROBES) and {point.payload["memory_type"] for point in page} == {"probe"}
+    counted = backend.search(
+        base.model_copy(update={"text": query, "filter": probes, "count_cap": 100})
+    )
+    assert counted.count == len(PROBES)
+    assert {point.payload["memory_type"] for point in counted.hits} == {"probe"}

@@ -14,8 +14,8 @@ from pathlib import Path
 import anyio
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
+from qdrant_client import models
 
-from scoperag.core import engine_models as models
 from scoperag.core.contracts.memory import COLLECTION, ORDER_KEY, TIME_KEY
 from scoperag.core.embeddings import Embedder
 from scoperag.core.settings import Settings

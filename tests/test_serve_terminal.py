@@ -22,7 +22,7 @@ import mcp_types
 import pytest
 from fastmcp import Client
 
-from scoperag.server.owner import RECORD
+from scoperag.server.store_sharing.owner import RECORD
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 WAIT = 60  # seconds a step may take on a loaded machine before the test gives up

@@ -1,0 +1,26 @@
+"""Which engine errors mean what, where the engine gives no exception type to tell them apart.
+
+The only module that reads an engine's error messages: each gap is written up as an upstream
+report in `docs/upstream.md`, and `tests/test_engine_errors.py` fails when a message changes.
+"""
+
+from __future__ import annotations
+
+# qdrant-edge-py raises a plain `Exception`: "No range index for `order_by` key: ..." or
+# "No appropriate index for faceting: ...".
+_EDGE_NO_INDEX = "index for"
+
+
+def is_missing_index(error: BaseException) -> bool:
+    """Qdrant Edge refused an order_by or a facet because the key has no suitable index."""
+    return type(error) is Exception and _EDGE_NO_INDEX in str(error)
+
+
+def is_store_locked(error: BaseException) -> bool:
+    """qdrant-client's local mode could not lock its folder: another process holds it (its
+    `RuntimeError` is raised while handling portalocker's `LockException`)."""
+    import portalocker
+
+    return isinstance(error, RuntimeError) and isinstance(
+        error.__context__, portalocker.exceptions.LockException
+    )

@@ -1,0 +1,136 @@
+"""What crosses the owner's socket: JSON-RPC 2.0, one JSON object per line, fixed types.
+
+Values are JSON; a typed value is `{"$type": name, "value": ...}` with `name` from `types()`
+alone (the qdrant-client models the engine speaks, scoperag's search request and result,
+datetimes, dicts whose keys are not all strings). An unknown name is an error: nothing received
+can name a module, class or function to run. An error travels as a class name from `errors()`
+and a message, and is raised again as that class (else as a `RuntimeError`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import date, datetime
+from enum import Enum
+from functools import cache
+from typing import IO, Any
+
+from scoperag.core.errors import ScoperagError
+
+_QDRANT = [  # a filter's parts are rebuilt from its JSON by the model itself
+    *("Filter", "FieldCondition", "MatchValue", "MatchAny", "MatchExcept", "MatchText"),
+    *("MatchPhrase", "Range", "DatetimeRange", "IsEmptyCondition", "IsNullCondition"),
+    *("HasIdCondition", "PayloadField", "MinShould", "OrderBy", "Direction", "SparseVector"),
+    *("PointStruct", "Record", "ScoredPoint"),
+]
+
+
+class WireError(ScoperagError):
+    """A message on the owner's socket that this protocol does not accept."""
+
+
+@cache
+def types() -> dict[str, type]:
+    """Name -> class of every typed value the wire carries (the whole list)."""
+    from qdrant_client import models
+
+    from scoperag.core.search_request import SearchRequest, SearchResult
+
+    return {
+        **{name: getattr(models, name) for name in _QDRANT},
+        "SearchRequest": SearchRequest,
+        "SearchResult": SearchResult,
+    }
+
+
+@cache
+def errors() -> dict[str, type[BaseException]]:
+    """Name -> class of every error raised again as itself on the other side."""
+    from scoperag.core import edge_backend, edge_errors, edge_filters, errors, index_status, ollama
+
+    modules = (errors, edge_backend, edge_errors, edge_filters, index_status, ollama)
+    found = [getattr(module, name) for module in modules for name in dir(module)]
+    found += [WireError, ValueError, TypeError, KeyError, RuntimeError, OSError, TimeoutError]
+    return {
+        cls.__name__: cls for cls in found if isinstance(cls, type) and issubclass(cls, Exception)
+    }
+
+
+def encode(value: Any) -> Any:
+    """`value` as JSON data that `decode` turns back into the same types."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, list | tuple | Iterator):  # an iterator (`points`): read to the end
+        return [encode(item) for item in value]
+    if isinstance(value, dict):
+        if all(isinstance(key, str) for key in value):
+            return {key: encode(item) for key, item in value.items()}
+        return {"$type": "map", "value": [[encode(k), encode(v)] for k, v in value.items()]}
+    if isinstance(value, datetime | date):
+        return {"$type": type(value).__name__, "value": value.isoformat()}
+    name = type(value).__name__
+    if types().get(name) is not type(value):
+        raise WireError(f"Cannot send a {name} to another process: not a wire type.")
+    if isinstance(value, Enum):
+        return {"$type": name, "value": value.value}
+    return {"$type": name, "value": value.model_dump(mode="json", by_alias=True)}
+
+
+def decode(data: Any) -> Any:
+    """The value `encode` produced `data` from."""
+    if isinstance(data, list):
+        return [decode(item) for item in data]
+    if not isinstance(data, dict):
+        return data
+    if "$type" not in data:
+        return {key: decode(item) for key, item in data.items()}
+    name, value = data["$type"], data.get("value")
+    if name == "map":
+        return {_hashable(decode(k)): decode(v) for k, v in value}
+    if name in ("datetime", "date"):
+        return (datetime if name == "datetime" else date).fromisoformat(value)
+    cls = types().get(name)
+    if cls is None:
+        raise WireError(f"Unknown type on the owner's socket: {json.dumps(name)[:100]}.")
+    return cls(value) if issubclass(cls, Enum) else cls.model_validate(value)
+
+
+def _hashable(key: Any) -> Any:
+    return tuple(key) if isinstance(key, list) else key
+
+
+def error_data(error: BaseException) -> dict[str, Any]:
+    """A JSON-RPC error object for `error`: its class name (if in `errors()`) and message."""
+    name = type(error).__name__
+    known = errors().get(name) is type(error)
+    message = str(error) if known else f"{name}: {error}"
+    return {"code": -32000, "message": message, "data": {"type": name if known else None}}
+
+
+def raised(error: dict[str, Any]) -> Exception:
+    """The exception a JSON-RPC error object describes, as its own class where known."""
+    message = str(error.get("message", ""))
+    cls = errors().get(str((error.get("data") or {}).get("type")))
+    if cls is None:
+        return RuntimeError(f"The store's owner process failed: {message}")
+    exc = cls.__new__(cls)
+    Exception.__init__(exc, message)  # custom __init__ signatures differ; the message is kept
+    return exc
+
+
+def send(stream: IO[bytes], message: dict[str, Any]) -> None:
+    """Write one message as one line (JSON escapes every newline inside it)."""
+    stream.write(json.dumps({"jsonrpc": "2.0", **message}, separators=(",", ":")).encode() + b"\n")
+    stream.flush()
+
+
+def receive(stream: IO[bytes]) -> dict[str, Any] | None:
+    """The next message, or None at the end of the stream."""
+    line = stream.readline()
+    if not line:
+        return None
+    message = json.loads(line)
+    if not isinstance(message, dict):
+        raise WireError("A message on the owner's socket must be a JSON object.")
+    return message

@@ -1,0 +1,96 @@
+"""What crosses the owner's socket keeps its types, and nothing received can name code to run."""
+
+from __future__ import annotations
+
+import json
+import socket
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from qdrant_client import models
+
+from scoperag.core.edge_errors import MissingIndexError
+from scoperag.core.errors import InvalidParameterError
+from scoperag.core.search_request import SearchRequest, SearchResult
+from scoperag.core.settings import Settings
+from scoperag.server.runtime import Runtime
+from scoperag.server.store_sharing import wire
+from scoperag.server.store_sharing.owner import RECORD, engine_dir
+
+
+def _round_trip(value: object) -> object:
+    return wire.decode(json.loads(json.dumps(wire.encode(value))))
+
+
+def test_engine_arguments_and_results_come_back_equal() -> None:
+    flt = models.Filter(
+        must=[models.FieldCondition(key="page", range=models.Range(gte=3))],
+        must_not=[models.HasIdCondition(has_id=["a", 5])],
+        should=[models.FieldCondition(key="k", match=models.MatchExcept(**{"except": ["x"]}))],
+    )
+    request = SearchRequest(collection="c", dense=[0.1, 0.2], filter=flt, limit=3, count_cap=9)
+    hit = models.ScoredPoint(id=1, version=0, score=0.5, payload={"a": [1, 2]})
+    when = datetime(2025, 3, 1, 12, tzinfo=UTC)
+    values = [
+        flt,
+        models.OrderBy(key="n", direction=models.Direction.DESC),
+        {1: 2, False: 3},
+        {"at": when},
+        request,
+        SearchResult(hits=[hit], exists=True, keywords=False, count=1),
+    ]
+    assert [_round_trip(value) for value in values] == values
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"$type": "scoperag.core.edge_backend:os.system", "value": "id"},
+        {"$type": "system", "value": "id"},
+        {"$type": "BaseModel", "value": {}},
+        {"$type": "TextNode", "value": {}},
+    ],
+)
+def test_a_type_outside_the_table_is_refused(data: dict) -> None:
+    with pytest.raises(wire.WireError, match="Unknown type"):
+        wire.decode(data)
+
+
+def test_errors_come_back_as_their_own_class_or_fail_closed() -> None:
+    for error in (MissingIndexError("c", "k", "keyword"), InvalidParameterError("p", 1, "2")):
+        again = wire.raised(json.loads(json.dumps(wire.error_data(error))))
+        assert type(again) is type(error) and str(again) == str(error)
+    unknown = wire.raised({"message": "boom", "data": {"type": "os.system"}})
+    assert type(unknown) is RuntimeError and "boom" in str(unknown)
+
+
+def test_the_owner_refuses_an_operation_or_type_it_does_not_know(tmp_path: Path) -> None:
+    """A raw client on the socket: an operation outside the table and a type outside the table
+    are errors, and nothing runs."""
+    settings = Settings(data_dir=tmp_path, backend="edge")
+    holder = Runtime(settings)
+    try:
+        holder.backend.create_collection("c", 3, {})
+        record = json.loads((engine_dir(settings) / RECORD).read_text())
+        marker = tmp_path / "ran"
+        with socket.socket(socket.AF_UNIX) as raw:
+            raw.connect(record["socket"])
+            stream = raw.makefile("rwb")
+            requests = [
+                {"id": 1, "method": "__class__", "params": {}},
+                {"id": 2, "method": "count", "params": {"args": [
+                    {"$type": "os:system", "value": f"touch {marker}"}, None]}},
+                {"id": 3, "method": "count", "params": {"args": ["c", None]}},
+            ]  # fmt: skip
+            answers = []
+            for request in requests:
+                wire.send(stream, request)
+                answers.append(wire.receive(stream))
+        assert [answer["error"]["data"]["type"] for answer in answers[:2]] == [
+            "InvalidParameterError",
+            "WireError",
+        ]
+        assert answers[2]["result"] == 0 and not marker.exists()
+    finally:
+        holder.close()
