@@ -1,4 +1,4 @@
-"""Throughput and latency of concurrent MCP clients on one embedded store (issue 13).
+"""Throughput and latency of concurrent MCP clients on one embedded store.
 
 Starts `scoperag serve --transport http` on a fresh data dir holding the sample qpdf manual
 (the first server owns the engine), and with `--via attached` a second HTTP server on the same
@@ -10,8 +10,8 @@ client with its own query (embedding + engine search); `--tool list`: `qdrant-li
 
     python evals/concurrency.py --clients 1,2,4,8 --seconds 10 --via owner,attached --tool find
 
-`--serve` runs another build of the server (e.g. an older commit's, with `--via owner`: before
-issue 13 a second server could not open the store) for a before/after comparison.
+`--serve` runs another build of the server (e.g. an older commit's, with `--via owner`) to
+compare two builds on the same machine.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Query-embedding latency on 1 and 2 threads, on its own and while another process keeps
-one core busy (issue 15: p95 <= 2x p50 under load).
+one core busy (p95 <= 2x p50 under load).
 
 Loads scoperag's query encoder (onnxruntime, `core/onnx_encoder.py`) once per thread count and,
 in alternating rounds (so machine noise hits every setting alike), embeds single queries with

@@ -9,7 +9,7 @@ with that argument at the cap its input schema declares (a string at `maxLength`
 at plain values. Prints the p50 of `--calls` calls beside the tool's plain call, and the error
 when the call is refused. Every string starts with the tool and the call's number, so no query
 embedding is reused.
-A 2,000-character query costs its embedding (90-110 ms here, fifteenth session); anything far
+A 2,000-character query costs its embedding (90-110 ms here); anything far
 above that is what this is for: ranking the D&D names once took 1.95 s for 1,000 one-letter
 words.
 """

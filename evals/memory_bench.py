@@ -202,7 +202,7 @@ def _print_row(name: str, row: dict[str, float]) -> None:
 
 
 def print_targets(figures: dict[str, Any]) -> None:
-    """Each target of issue 15 for this profile, with the figure measured and met or not."""
+    """Each latency target of this profile, with the figure measured and met or not."""
     print("targets (p50, end to end through MCP):")
     for name in FULL_PAGE:
         ratio = figures[name]["total"] / figures[name]["embed"]

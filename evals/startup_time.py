@@ -1,4 +1,4 @@
-"""Time from an MCP client launching `scoperag serve` (stdio) to its first answers (issue 15).
+"""Time from an MCP client launching `scoperag serve` (stdio) to its first answers.
 
 A data dir holding the sample memories and book is prepared once (`scoperag ingest`); then each
 run launches a fresh server process and measures, from the launch:

@@ -52,7 +52,7 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorBa
 
 
 def test_a_finished_chapter_ends_on_its_last_words_not_a_separator(backend) -> None:
-    """Regression (issue 14): chapter= landed on a closing `* * *` line, not the last sentence."""
+    """Regression: chapter= landed on a closing `* * *` line, not the last sentence."""
     lookup = BookLookup(backend)
     assert lookup.chapter_end("tiny", 1) == 1  # "Someone speaks.", not "* * *" (sid 2)
     assert lookup.chapter_end("tiny", 2) == 4  # "The chapter ends here." before "***" and "—"

@@ -131,7 +131,7 @@ async def test_list_documents_counts_per_kind(client: Client, records: list, dnd
 async def test_same_name_in_two_documents_comes_back_once_per_document(
     client: Client, dnd_ingest: tuple[Runtime, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Regression (issue 14): a name in two documents showed the alphabetically first one's
+    """Regression: a name in two documents showed the alphabetically first one's
     copy first; the documents' priority setting decides (the SRD first by default)."""
     both = await call(client, "lookup_spell", name="Fireball")
     assert [(hit["name"], hit["document"]) for hit in both["results"]] == [
@@ -171,7 +171,7 @@ async def test_name_matching_is_case_insensitive_partial_then_fuzzy(
 async def test_names_match_without_spaces_or_word_order_and_near_exact_first(
     client: Client, tool: str, query: str, name: str
 ) -> None:
-    """Regression (issue 14): "fire ball", "featherfall", "hand axe" found nothing, and
+    """Regression: "fire ball", "featherfall", "hand axe" found nothing, and
     "Plate Armor of Etherealness" ranked above "Plate" for "plate armor"."""
     result = await call(client, tool, name=query, limit=3)
     assert result["results"][0]["name"] == name
@@ -236,7 +236,7 @@ async def test_creature_filters_combine_by_and(client: Client, records: list) ->
 
 
 async def test_hits_carry_the_fields_of_their_kind_only(client: Client) -> None:
-    """Issue 15: a typed field that does not apply to a hit's kind is left out, not sent as null
+    """A typed field that does not apply to a hit's kind is left out, not sent as null
     (a page of 20 spells validated 4x slower in MCP's Python client); the fields every hit can
     have stay, and the schema still lists every field, optional."""
     spells = (await call(client, "lookup_spell", level=3))["results"]
@@ -336,7 +336,7 @@ async def test_search_merges_name_and_meaning_without_duplicates(client: Client)
 async def test_search_ranks_as_llamaindex_fusion_does(
     client: Client, dnd_ingest: tuple[Runtime, Any], query: str, documents: Any, limit: int
 ) -> None:
-    """The tool fuses points itself (issue 15); LlamaIndex's `QueryFusionRetriever` over the
+    """The tool fuses points itself; LlamaIndex's `QueryFusionRetriever` over the
     same two retrievers (as the notebook composes them) gives the same hits and scores."""
     from llama_index.core.llms.mock import MockLLM
     from llama_index.core.retrievers import QueryFusionRetriever

@@ -146,7 +146,7 @@ def test_delete_by_document_and_by_node_ids(edge_backend: EdgeBackend) -> None:
 def test_a_count_without_a_filter_is_exact_after_overwrites_and_deletes(
     edge_backend: EdgeBackend,
 ) -> None:
-    """Issue 15: an unfiltered count is the shard's point count (0.07 ms against 7 ms at 100k
+    """An unfiltered count is the shard's point count (0.07 ms against 7 ms at 100k
     for counting); it must stay the exact number of points through overwrites and deletes."""
     store = edge_backend.vector_store("c")
     store.add(_nodes(12))
@@ -157,7 +157,7 @@ def test_a_count_without_a_filter_is_exact_after_overwrites_and_deletes(
 
 
 def test_a_kept_count_follows_every_kind_of_write(edge_backend: EdgeBackend) -> None:
-    """Issue 15: an exact count is kept until the collection's next write; an upsert, a payload
+    """An exact count is kept until the collection's next write; an upsert, a payload
     change and a delete each change the filter's count, and the next count must show it."""
     store = edge_backend.vector_store("c")
     store.add(_nodes(12))
@@ -177,7 +177,7 @@ def test_a_kept_count_follows_every_kind_of_write(edge_backend: EdgeBackend) -> 
 
 
 def test_collection_metadata_follows_every_rewrite_of_its_file(tmp_path: Path) -> None:
-    """Issue 15: collection.json is parsed once per version of the file; a collection dropped
+    """Collection.json is parsed once per version of the file; a collection dropped
     and created again, or its file replaced while the store is open, is seen at the next call."""
     backend = EdgeBackend.open(tmp_path / "edge")
     backend.create_collection("c", DIM, {"who": "first"})
@@ -197,7 +197,7 @@ def test_collection_metadata_follows_every_rewrite_of_its_file(tmp_path: Path) -
 
 
 def test_changing_the_returned_metadata_changes_nothing_kept(tmp_path: Path) -> None:
-    """Issue 15 review: the parsed collection.json is kept between calls, so handing callers the
+    """The parsed collection.json is kept between calls, so handing callers the
     kept dict itself would let one caller's edit show up in every later read."""
     backend = EdgeBackend.open(tmp_path / "edge")
     backend.create_collection("c", DIM, {"who": "first", "tags": ["a"]})

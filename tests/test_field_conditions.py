@@ -1,5 +1,5 @@
 """Every (field type, condition) pair: valid ones filter exactly on every engine, the others are
-refused when declared; `!=` is the exact complement of `==` (issue 12)."""
+refused when declared; `!=` is the exact complement of `==`."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Property-based: every MCP tool and the docs HTTP API, called with generated arguments (right
 and wrong types, unknown keys, huge and odd strings, extreme numbers), answer or refuse; never an
-unhandled exception, and every refusal of an argument names it (issue 12).
+unhandled exception, and every refusal of an argument names it.
 
 Bounded: a fixed number of derandomised examples per tool, on one small edge store.
 """

@@ -1,5 +1,5 @@
 """MCP ingest tools of every profile: gated by SCOPERAG_ALLOWED_DIRS, with progress, bad items
-reported and skipped (issue 13: only PDFs could be ingested through MCP)."""
+reported and skipped (only PDFs could be ingested through MCP)."""
 
 from __future__ import annotations
 

@@ -77,7 +77,7 @@ def test_a_list_read_during_a_write_is_not_kept() -> None:
 def test_a_search_plan_counts_a_broad_filter_once_per_write(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 15: a broad filter's exact count (the search plan's recall guard) cost 8-12 ms per
+    """A broad filter's exact count (the search plan's recall guard) cost 8-12 ms per
     query at 100k; it is kept between writes, and a write makes the next plan count again."""
     from scoperag.core import edge_collection
 

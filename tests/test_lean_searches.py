@@ -1,4 +1,4 @@
-"""The searches of every profile run without LlamaIndex (issue 15) or torch.
+"""The searches of every profile run without LlamaIndex or torch.
 
 LlamaIndex's import is 1.2-1.8 s on this machine; a server launched by an MCP client answers
 its first search without waiting for it (ingestion still uses it). The hits' text and metadata

@@ -211,7 +211,7 @@ async def test_with_a_query_faceted_results_are_ranked_and_filtered(
 
 
 async def test_min_similarity_cuts_the_ranked_list_and_says_what_it_hid(memory_server) -> None:
-    """Regression (issue 14): the floor hid results without a word; now the note counts them."""
+    """Regression: the floor hid results without a word; now the note counts them."""
     loose = await search(
         memory_server, query="database locked errors", min_similarity=0.0, page_size=100
     )
@@ -248,7 +248,7 @@ async def test_ranked_memories_come_in_the_order_of_their_scores(memory_server, 
 
 
 async def test_keywords_lift_an_exact_term_match_into_the_top_five(memory_server) -> None:
-    """Regression (issue 14): dense-only search ranked the exact-term memory 6th (devbench)."""
+    """Regression: dense-only search ranked the exact-term memory 6th (devbench)."""
     result = await search(
         memory_server, query="What embedding model does the service use?", page_size=5
     )
@@ -401,7 +401,7 @@ async def test_the_ranked_total_is_every_hit_above_the_floor(memory_server, memo
 
 
 async def test_a_floor_at_zero_counts_every_match(memory_server, memories) -> None:
-    """Issue 15: at min_similarity 0 the total came from ranking up to 1,000 points and
+    """At min_similarity 0 the total came from ranking up to 1,000 points and
     converting each; every cosine is at least -1, so it is the count of the filter's matches."""
     result = await search(memory_server, query="storage", min_similarity=0.0, page_size=5)
     assert result["total"] == len(memories) and len(result["memories"]) == 5

@@ -1,8 +1,7 @@
 """One embedded store, many processes: real `scoperag serve` stdio servers, the CLI and the API.
 
-Issue 13: the second server on a data dir failed every call with "already open in another
-process", and `scoperag ingest` could not run beside a server. Now the first process owns the
-engine and serves it to the others; when it stops or is killed, a survivor takes over.
+The first process owns the engine and serves it to the others; when it stops or is killed, a
+survivor takes over, and no acknowledged write is lost.
 """
 
 from __future__ import annotations

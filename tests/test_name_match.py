@@ -121,7 +121,7 @@ def open5e_names(shared_data: Path) -> list[str]:
 
 
 def test_containing_finds_what_a_comparison_per_name_finds(open5e_names: list[str]) -> None:
-    """`containing` searches all names at once (issue 15); on every Open5e name and queries
+    """`containing` searches all names at once; on every Open5e name and queries
     made of their words and pieces of words, it finds exactly what the rule finds per name.
     Pasted paragraphs too: runs of their words longer than any name are not looked up."""
     names = open5e_names
@@ -168,7 +168,7 @@ def test_similarities_of_all_names_at_once_follow_the_rule_per_name(
     open5e_names: list[str],
 ) -> None:
     """`_similarities` compares the query with every name at once and spells out one slip
-    only for names about as long (issue 15); it gives each name the rule's score, for names
+    only for names about as long; it gives each name the rule's score, for names
     with a slip, short pieces, words and pasted paragraphs."""
     names = open5e_names
     rng = random.Random(16)

@@ -1,6 +1,6 @@
 """`core.node_payload` writes a text node's payload exactly as LlamaIndex's Qdrant layout does.
 
-A stored memory's payload is written without LlamaIndex (issue 15: its import is most of a
+A stored memory's payload is written without LlamaIndex (its import is most of a
 launched server's first `store_memory`). These tests build the same node with LlamaIndex and
 compare the payloads byte for byte, so a LlamaIndex release that changes its layout fails here
 rather than leaving two layouts in one collection."""

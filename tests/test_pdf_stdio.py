@@ -64,7 +64,7 @@ async def test_tools_list_loads_neither_model_nor_store(tmp_path: Path) -> None:
 
 def test_listing_every_profile_imports_neither_llamaindex_nor_qdrant_client() -> None:
     """Start-up stays quick: handlers and their libraries load on the first call, and the
-    listed schemas are self-contained as built (issue 15: inlining their `$ref`s at list time
+    listed schemas are self-contained as built (inlining their `$ref`s at list time
     imported jsonref and requests, 0.1 s, before the first `tools/list` could answer; reading
     the ingest tools' descriptions from docstrings imported griffe, 0.1 s more; FastMCP's
     session state checked its own types with beartype, 0.2 s of the first list)."""
@@ -85,7 +85,7 @@ def test_listing_every_profile_imports_neither_llamaindex_nor_qdrant_client() ->
 
 
 def test_the_handlers_leave_the_pdf_reader_to_ingestion() -> None:
-    """Issue 15: pypdf is a quarter of a second of a first answer's imports; only ingesting
+    """Pypdf is a quarter of a second of a first answer's imports; only ingesting
     reads PDFs, so importing every profile's handlers (what the warm-up does) leaves it out."""
     import subprocess
 

@@ -1,4 +1,4 @@
-"""Every MCP tool refuses what it cannot honour exactly, naming the parameter (issue 12).
+"""Every MCP tool refuses what it cannot honour exactly, naming the parameter.
 
 Refusals come before any store work, so most tests need no data; the date bound runs on each
 engine.
@@ -102,7 +102,7 @@ async def test_unknown_arguments_are_named_with_the_close_declared_name(
 async def test_an_unknown_argument_is_refused_after_good_calls_of_the_same_tool(
     client: Client,
 ) -> None:
-    """Issue 15: the middleware remembers each tool's parameters after its first lookup; an
+    """The middleware remembers each tool's parameters after its first lookup; an
     argument outside them must still be refused on every later call. qdrant-ingest-pdf is a
     plain FastMCP function tool, which would ignore the argument if the middleware let it by."""
     declared = {"paths": ["/nowhere/at/all.pdf"]}

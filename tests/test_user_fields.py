@@ -1,5 +1,5 @@
 """User-declared filter fields (SCOPERAG_FILTERABLE_FIELDS): checked at start-up, indexed like
-the built-in ones, covered by `scoperag indexes check` (issue 12)."""
+the built-in ones, covered by `scoperag indexes check`."""
 
 from __future__ import annotations
 

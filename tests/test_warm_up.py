@@ -39,7 +39,7 @@ async def test_query_less_answers_while_the_model_loads(
     make_runtime: Callable[..., Runtime], gated_model_load: threading.Event
 ) -> None:
     """A tag search answers before the model has loaded; a search with a query waits for the
-    model, then answers (issue 15: the first answer after launch must not wait for imports
+    model, then answers (the first answer after launch must not wait for imports
     it does not need)."""
     writer = make_runtime(profiles=["memory"])
     memory = make_memory("The cache lives in a sqlite file.", tags=["storage"])
