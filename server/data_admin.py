@@ -10,13 +10,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, Field
-from qdrant_client import models
 
 from scoperag.core.contracts import books, dnd, docs, memory
 from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.core.settings import Settings
 
 if TYPE_CHECKING:  # the pdf profile imports this module when it lists its tools: keep it light
+    from qdrant_client import models
+
     from scoperag.core.backend import VectorBackend
 
 _ALL = 100_000  # facet limit meaning "every value"
@@ -99,6 +100,8 @@ def _counts(backend: VectorBackend, collection: str, key: str) -> dict[str, int]
 
 def _equals(key: str, value: Any) -> models.Filter:
     """The filter `key == value` (for an array payload: any element equals it)."""
+    from qdrant_client import models  # when a filter is built, not when tools are listed
+
     return models.Filter(
         must=[models.FieldCondition(key=key, match=models.MatchValue(value=value))]
     )
