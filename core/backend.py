@@ -85,6 +85,7 @@ class VectorBackend(ABC):
         and never bring in a point below the floor; otherwise it is the dense ranking. `offset`
         skips that many. With `count_cap`, `count` is the number of candidates up to that cap
         (on Qdrant Edge one ids-only query gives both the count and the page's candidates).
+        A fused hit's `order_value` is its fusion score (see `order_score`).
         """
 
     @abstractmethod
@@ -172,6 +173,15 @@ def meaning_breaks_ties(
     """A page of fused hits (fusion score, hit scored by cosine) in fusion order, where equal
     fusion scores (e.g. two candidates ranked oppositely by meaning and by keywords; equal to
     six decimals, as engines round differently) are ordered by cosine, then id: the same order
-    on every engine and every run."""
+    on every engine and every run. Each hit's `order_value` is the fusion score it is ordered
+    by (its `score` stays the cosine)."""
     ordered = sorted(fused, key=lambda pair: (-round(pair[0], 6), -pair[1].score, str(pair[1].id)))
+    for fusion, hit in ordered:
+        hit.order_value = round(fusion, 6)
     return [hit for _, hit in ordered]
+
+
+def order_score(point: models.ScoredPoint) -> float:
+    """The score a hit's list is ordered by: the fusion score of a hybrid search (its
+    `order_value`), else the cosine."""
+    return point.score if point.order_value is None else point.order_value

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from scoperag.core.contracts.docs import DOCS_FILTERS, SCOPES, TimestampError, parse_rfc3339
-from scoperag.core.errors import InvalidParameterError
+from scoperag.core.errors import InvalidParameterError, as_json
 from scoperag.core.fields import FieldType, FilterableField, build_filter
 from scoperag.core.param_types import Query, RawName, StrictParams
 
@@ -98,8 +98,9 @@ class DocsSearchRequest(_DocsSearchWire):
             raise InvalidParameterError(
                 "updated_after",
                 given["updated_after"],
-                f"an instant earlier than updated_before ({given['updated_before']!r}); both "
-                "bounds are exclusive, so updated_after < updated_at < updated_before",
+                "an instant earlier than updated_before "
+                f"({as_json(given['updated_before'])}); both bounds are exclusive, so "
+                "updated_after < updated_at < updated_before",
             )
         return DocsSearchFilters(
             scope=scope,

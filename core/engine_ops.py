@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from scoperag.core.backend import VectorBackend
+from scoperag.core.disk_space import ensure_room
 from scoperag.core.errors import InvalidParameterError
 
 _NOT_FORWARDED = {"vector_store", "close"}
@@ -38,6 +39,7 @@ READS = {
     "store.query",
     "store.get_nodes",
 }
+FREES_SPACE = {"backend.delete_collection"}  # removes files only: allowed on a full disk
 
 
 class LockedEngine:
@@ -55,6 +57,8 @@ class LockedEngine:
         if op in READS and self._parallel_reads:
             return _materialise(self._run(op, args, kwargs))
         with self._writes:
+            if op not in READS | FREES_SPACE:  # disk watermark (core.disk_space)
+                ensure_room(getattr(self.engine, "root", None))  # None: no files here to fill
             return _materialise(self._run(op, args, kwargs))
 
     def _run(self, op: str, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any]) -> Any:

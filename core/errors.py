@@ -2,6 +2,20 @@
 
 from __future__ import annotations
 
+import json
+
+_MOST = 200  # characters of a value echoed back in an error
+
+
+def as_json(value: object, most: int = _MOST) -> str:
+    """`value` as JSON (`null`, `"text"`, `[1, 2]`; anything else by its repr, as a JSON
+    string), cut to `most` characters so a huge argument is never echoed back whole."""
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    text = text.encode("utf-8", errors="backslashreplace").decode("utf-8")  # lone surrogates
+    if len(text) <= most:
+        return text
+    return f"{text[:most]}... ({len(text)} characters)"
+
 
 class ScoperagError(Exception):
     """Base of every error whose message is meant for the user as it is."""
@@ -14,7 +28,9 @@ class InvalidParameterError(ScoperagError, ValueError):
         self.parameter = parameter
         self.value = value
         self.accepted = accepted
-        super().__init__(f"Invalid value for '{parameter}': {value!r}. Accepted: {accepted}.")
+        super().__init__(
+            f"Invalid value for '{parameter}': {as_json(value)}. Accepted: {accepted}."
+        )
 
 
 class StoreLockedError(ScoperagError):

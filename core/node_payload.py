@@ -5,7 +5,7 @@ holding the node as JSON (written by `node_to_metadata_dict`, read back whole by
 `metadata_dict_to_node`), `_node_type`, and the source id as `document_id`, `doc_id` and
 `ref_doc_id`. A tool's hit needs only the node's text and metadata, and a stored memory is one
 text node: reading and writing them here spares a LlamaIndex node per hit and LlamaIndex's
-import on a search's or a memory write's path (issue 15). `tests/test_lean_searches.py` pins the
+import on a search's or a memory write's path. `tests/test_lean_searches.py` pins the
 reader against `metadata_dict_to_node` on every profile's points, and
 `tests/test_node_payload.py` pins the writer against `node_to_metadata_dict`, byte for byte.
 """

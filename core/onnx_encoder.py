@@ -3,9 +3,8 @@
 The tokens' embeddings (word + position + token type) are looked up in numpy; the rest of BERT
 runs as `bert_graph.py`'s graph in an onnxruntime session on `threads` threads, whose matrix
 products read weights packed once when the session loads. It gives sentence-transformers'
-vectors for the same folder to 1e-6 in cosine (`tests/test_local_encoder.py`). Measured on this
-project's 2-core machine, one thread: a 12-token query 4.9 ms against 7.3 ms for BERT written in
-numpy, 22 tokens 7.7 against 11.9 ms; batches of passages as fast as torch's modules.
+vectors for the same folder to 1e-6 in cosine (`tests/test_local_encoder.py`). A short query
+takes about 5 ms on one thread (`evals/embedding_load.py`, docs/benchmarks.md).
 """
 
 from __future__ import annotations

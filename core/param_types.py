@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, WithJsonSchema
 
 # Documented length caps (characters; metadata: bytes of its JSON).
 MAX_QUERY_CHARS = 2_000
@@ -96,7 +96,20 @@ Names = Annotated[list[Name], Field(max_length=1_000)]
 """A list of exact values (tags, slugs)."""
 Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS), _CLEAN, _REQUIRED]
 """A text to store."""
-Metadata = Annotated[dict[str, JsonValue], AfterValidator(_bounded_json)]
+# any JSON value, each of its kinds named (pydantic writes `{}` for `JsonValue`, which portable
+# schema checks read as "constrains nothing")
+MetadataValue = Annotated[
+    JsonValue,
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": kind}
+                for kind in ("string", "number", "boolean", "null", "array", "object")
+            ]
+        }
+    ),
+]
+Metadata = Annotated[dict[str, MetadataValue], AfterValidator(_bounded_json)]
 """A JSON object stored with a text."""
 Int64 = Annotated[int, Field(ge=MIN_INT, le=MAX_INT)]
 Index = Annotated[int, Field(ge=0, le=MAX_INT)]

@@ -15,7 +15,10 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 PROFILES = ("pdf", "books", "memory", "dnd", "docs")
 DEFAULT_MODELS = {
     "local": "sentence-transformers/all-MiniLM-L6-v2",
-    "ollama": "all-minilm",  # Ollama's all-MiniLM-L6-v2: `ollama pull all-minilm`
+    # BAAI/bge-base-en-v1.5 (768-d, the model the books specification names) as a GGUF build
+    # Ollama pulls from the Hugging Face hub; `all-minilm` (all-MiniLM-L6-v2, 384-d) is the light
+    # choice
+    "ollama": "hf.co/CompendiumLabs/bge-base-en-v1.5-gguf:Q8_0",
 }
 
 
@@ -73,6 +76,24 @@ class Settings(BaseSettings):
     )
     ingest_deadline_seconds: float = Field(
         default=1800, gt=0, description="An MCP ingest call stops after this many seconds."
+    )
+    max_source_mb: float = Field(
+        default=256,
+        gt=0,
+        description="Largest file an ingestion reads, in MiB: a bigger one is refused by its "
+        "size, before it is parsed.",
+    )
+    max_pdf_pages: int = Field(
+        default=5000,
+        ge=1,
+        description="Most pages a PDF may have: one with more is refused before its text is read.",
+    )
+    max_items: int = Field(
+        default=100_000,
+        ge=1,
+        description="Most items one file may hold (memories in a memories file, lines of a docs "
+        "JSONL file, records of an Open5e JSON file): a file with more is refused before any "
+        "is embedded.",
     )
     pdf_collection: str = Field(default="pdf_pages", description="Collection of the pdf profile.")
     http_token: SecretStr | None = Field(

@@ -9,6 +9,9 @@ right when the first result carries the intended name (from any document).
 
     python evals/dnd_names.py --store /tmp/dnd        # ingest once, reuse after
     python evals/dnd_names.py --make-dataset          # rewrite the committed query set
+
+The same queries as a `scoperag eval` file (run with `--k 1`; no per-slip figures):
+evals/questions/dnd_names.jsonl, written by evals/make_questions.py.
 """
 
 from __future__ import annotations

@@ -10,6 +10,9 @@ expect nothing) the false-positive rate: the share of them that return any resul
 
     python evals/memory_devbench.py                       # top 5; default floor, then 0.5
     python evals/memory_devbench.py --top-k 3 --min-similarity 0.7 --verbose
+
+The same questions as a `scoperag eval` file (overall figures, no categories):
+evals/questions/memory_devbench.jsonl (and _floor_0.5), written by evals/make_questions.py.
 """
 
 from __future__ import annotations

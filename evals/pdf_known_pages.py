@@ -10,6 +10,9 @@ and the p50/p95 of the tool calls (this machine is shared: read latencies as pes
 
     python evals/pdf_known_pages.py [--backend local|edge]
     python evals/pdf_known_pages.py --make-dataset    # rewrite the "kept" questions
+
+The same questions as a `scoperag eval` file (hybrid only, no latencies):
+evals/questions/pdf_known_pages.jsonl, written by evals/make_questions.py.
 """
 
 from __future__ import annotations

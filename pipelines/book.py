@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from scoperag.core.backend import VectorBackend
 from scoperag.core.contracts.books import BOOK_INDEXES, COLLECTION, BookChunkPayload
 from scoperag.core.embeddings import Embedder
+from scoperag.core.ingest_limits import checkpoint
 from scoperag.pipelines.chapters import split_chapters
 from scoperag.pipelines.gutenberg import BookRejectedError, read_text, strip_gutenberg
 from scoperag.pipelines.point_ids import stable_id
@@ -74,6 +75,7 @@ def read_book(
         chapters = [chapter for chapter in chapters if chapter.number <= last_chapter]
     sentences: list[BookSentence] = []
     for chapter in chapters:
+        checkpoint()
         for sentence in text_sentences(chapter.text):
             sentences.append(BookSentence(len(sentences), sentence, chapter.number, chapter.title))
     if not sentences:

@@ -30,6 +30,8 @@ from scoperag.core.contracts.dnd import COLLECTION, DND_INDEXES, DndItemPayload,
 from scoperag.core.contracts.dnd import parse_challenge_rating as challenge_rating
 from scoperag.core.embeddings import Embedder
 from scoperag.core.generations import SOURCE_KEY
+from scoperag.core.ingest_limits import check_count, first_problems, open_source
+from scoperag.core.open_beneath import SourceRefusedError
 from scoperag.pipelines.dnd_entries import KIND_SPECS, entry_text
 from scoperag.pipelines.dnd_folders import (
     DOCUMENT_FILE,
@@ -53,7 +55,8 @@ class FileReport:
     document: str | None = None
     items: int = 0
     error: str | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # the first 100 (`notes_count` in all)
+    notes_count: int | None = None  # when there are notes
 
     @property
     def ok(self) -> bool:
@@ -164,11 +167,18 @@ class FileItems:
 def read_items(path: Path, document: DocumentInfo, report: FileReport) -> FileItems:
     """Nodes of one file; other kinds and malformed records are noted in `report` and skipped."""
     try:
-        records = json.loads(path.read_text(encoding="utf-8"))
+        with open_source(path) as file:
+            records = json.loads(file.read().decode("utf-8"))
+    except SourceRefusedError as exc:
+        raise DndRejectedError(str(exc)) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DndRejectedError(f"it is not readable JSON ({exc})") from None
     if not isinstance(records, list):
         raise DndRejectedError("it is not a JSON list of Open5e records")
+    try:
+        check_count(len(records), "items")
+    except SourceRefusedError as exc:
+        raise DndRejectedError(str(exc)) from None
     source = f"{document.slug}/{path.name}"
     found = FileItems()
     other: dict[str, int] = {}
@@ -186,6 +196,8 @@ def read_items(path: Path, document: DocumentInfo, report: FileReport) -> FileIt
                 found.kept_slugs.append(str(pk))
     for model, count in other.items():
         report.notes.append(f"{count} {model} record(s) skipped: not a kind this profile ingests")
+    if report.notes:
+        report.notes_count, report.notes = len(report.notes), first_problems(report.notes)
     return found
 
 

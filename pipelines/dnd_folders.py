@@ -6,6 +6,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from scoperag.core.ingest_limits import open_source
+from scoperag.core.open_beneath import SourceRefusedError
+
 DOCUMENT_FILE = "Document.json"
 
 
@@ -25,11 +28,14 @@ class DocumentInfo:
 def read_document(folder: Path) -> DocumentInfo:
     """The folder's document (slug, title) from its Document.json."""
     try:
-        records = json.loads((folder / DOCUMENT_FILE).read_text(encoding="utf-8"))
+        with open_source(folder / DOCUMENT_FILE) as file:
+            records = json.loads(file.read().decode("utf-8"))
         record = next(r for r in records if r.get("model") == "api.document")
         return DocumentInfo(record["pk"], str(record["fields"]["slug"]), record["fields"]["title"])
     except FileNotFoundError:
         raise DndRejectedError(f"{folder} has no {DOCUMENT_FILE}") from None
+    except SourceRefusedError as exc:
+        raise DndRejectedError(f"{folder / DOCUMENT_FILE}: not read, {exc}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DndRejectedError(f"{folder / DOCUMENT_FILE} is not readable JSON ({exc})") from None
     except (StopIteration, KeyError, TypeError, AttributeError) as exc:

@@ -15,6 +15,9 @@ from pydantic import BaseModel, Field, ValidationError
 from scoperag.core.backend import VectorBackend
 from scoperag.core.contracts.docs import COLLECTION, DOCS_FILTERS, DocSource, NonEmpty
 from scoperag.core.embeddings import Embedder
+from scoperag.core.errors import ScoperagError
+from scoperag.core.ingest_limits import check_count, first_problems, open_source
+from scoperag.core.open_beneath import SourceRefusedError
 from scoperag.pipelines.point_ids import stable_id
 from scoperag.pipelines.store import EmbedNodes, replace_sources
 
@@ -43,8 +46,10 @@ class DocsIngestReport(BaseModel):
     lines: int = 0
     documents: int = 0
     chunks: int = 0
-    skipped: list[LineError] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list)
+    skipped: list[LineError] = Field(default_factory=list, description="The first 100.")
+    skipped_count: int = Field(default=0, description="How many lines were skipped in all.")
+    notes: list[str] = Field(default_factory=list, description="The first 100.")
+    notes_count: int = Field(default=0, description="How many notes there were in all.")
 
 
 def _describe(error: ValidationError) -> str:
@@ -72,7 +77,7 @@ def _parse(raw: str) -> DocLine:
 def read_lines(path: Path, report: DocsIngestReport) -> Iterator[tuple[int, DocLine]]:
     """Valid documents with their line numbers; bad lines (bad UTF-8 too) go into
     `report.skipped` and the rest of the file is read on."""
-    with path.open("rb") as lines:
+    with open_source(path) as lines:
         for number, raw_bytes in enumerate(lines, start=1):
             report.lines = number
             try:
@@ -141,8 +146,14 @@ def replace_documents(backend: VectorBackend, embedder: Embedder, lines: Sequenc
 
 
 def _count_lines(path: Path) -> int:
-    with path.open("rb") as data:
-        return sum(1 for _ in data)
+    """The file's lines, refused over the item cap (or the byte cap) before any is parsed."""
+    try:
+        with open_source(path) as data:
+            count = sum(1 for _ in data)
+        check_count(count, "items")
+    except SourceRefusedError as exc:
+        raise ScoperagError(f"{path}: not read, {exc}") from None
+    return count
 
 
 def ingest_docs_jsonl(
@@ -176,6 +187,8 @@ def ingest_docs_jsonl(
     if batch:
         flush()
     report.documents = len(first_line)
+    report.skipped_count, report.skipped = len(report.skipped), first_problems(report.skipped)
+    report.notes_count, report.notes = len(report.notes), first_problems(report.notes)
     if progress:
         progress(total, total, f"{report.documents} documents")
     return report

@@ -6,6 +6,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from scoperag.core.ingest_limits import open_source
+from scoperag.core.open_beneath import SourceRefusedError
+
 _START = re.compile(r"^\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M | re.I)
 _END = re.compile(r"^\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M | re.I)
 _END_LINE = re.compile(r"^End of (?:the )?Project Gutenberg.*$", re.M | re.I)
@@ -29,7 +32,10 @@ class BookText:
 def read_text(path: Path) -> str:
     """The file as UTF-8 (a byte-order mark dropped) with every line ending turned into \\n."""
     try:
-        raw = path.read_bytes()
+        with open_source(path) as file:
+            raw = file.read()
+    except SourceRefusedError as exc:
+        raise BookRejectedError(str(exc)) from None
     except FileNotFoundError:
         raise BookRejectedError("the file does not exist") from None
     except IsADirectoryError:

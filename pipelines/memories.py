@@ -30,8 +30,11 @@ from scoperag.core.contracts.memory import (
 )
 from scoperag.core.embeddings import Embedder
 from scoperag.core.errors import InvalidParameterError, ScoperagError
+from scoperag.core.ingest_limits import check_count, checkpoint, first_problems, open_source
 from scoperag.core.node_payload import text_node_payload
-from scoperag.pipelines.memory_order import assign_order
+from scoperag.core.open_beneath import SourceRefusedError
+from scoperag.core.settings import Settings
+from scoperag.pipelines.memory_order import assign_order, writers_take_turns
 from scoperag.pipelines.point_ids import stable_id
 
 Progress = Callable[[int, int], None]
@@ -117,12 +120,17 @@ def store_memories(
     memories: Sequence[MemoryPayload],
     progress: Progress | None = None,
     batch_size: int = 256,
+    data_dir: Path | None = None,
 ) -> StoreReport:
     """Embed and write the memories not stored yet, in batches; the rest are duplicates.
 
-    The collection is prepared once; memories stored before the order key existed get theirs
-    on the next newest-first read (`backfill_order`), which new keys never collide with."""
-    prepare_for_writing(backend, embedder, COLLECTION, MEMORY_INDEXES)
+    Each batch is embedded first, then given its order keys and written while this data dir's
+    writers take turns (`data_dir`, default the settings'), so keys stay unique across
+    processes. Memories stored before the order key existed get theirs on the next
+    newest-first read (`backfill_order`), which new keys never collide with."""
+    turns = data_dir or Settings().data_dir
+    with writers_take_turns(turns):  # the first writer creates the collection, the rest wait
+        prepare_for_writing(backend, embedder, COLLECTION, MEMORY_INDEXES)
     keywords = backend.has_keywords(COLLECTION)
     report = StoreReport()
     first: dict[str, MemoryPayload] = {}
@@ -135,18 +143,19 @@ def store_memories(
         batch = unique[start : start + batch_size]
         stored = existing_hashes(backend, [memory.content_hash for memory in batch])
         new = [memory for memory in batch if memory.content_hash not in stored]
-        report.duplicates += [
-            memory.content_hash for memory in batch if memory.content_hash in stored
-        ]
-        if new:
-            assign_order(backend, new)
-            vectors = embedder.embed_texts([memory.content for memory in new])
-            points = [
-                memory_point(memory, vector, keywords)
-                for memory, vector in zip(new, vectors, strict=True)
+        vectors = embedder.embed_texts([memory.content for memory in new]) if new else []
+        checkpoint()  # a cancelled or late import stops here, before this batch is written
+        with writers_take_turns(turns):
+            stored |= existing_hashes(backend, [memory.content_hash for memory in new])
+            fresh = [
+                (m, v) for m, v in zip(new, vectors, strict=True) if m.content_hash not in stored
             ]
-            backend.upsert_points(COLLECTION, points)
-            report.stored += [memory.content_hash for memory in new]
+            assign_order(backend, [memory for memory, _ in fresh])
+            points = [memory_point(memory, vector, keywords) for memory, vector in fresh]
+            if points:
+                backend.upsert_points(COLLECTION, points)
+        report.duplicates += [m.content_hash for m in batch if m.content_hash in stored]
+        report.stored += [memory.content_hash for memory, _ in fresh]
         if progress:
             progress(start + len(batch), len(unique))
     return report
@@ -177,13 +186,19 @@ class ImportReport(StoreReport):
     """Outcome of importing one file: what was stored, already there, or skipped and why."""
 
     file: str
-    skipped: list[str] = Field(default_factory=list, description="One line per item skipped.")
+    skipped: list[str] = Field(
+        default_factory=list, description="One line per item skipped (the first 100)."
+    )
+    skipped_count: int = Field(default=0, description="How many items were skipped in all.")
 
 
 def read_memories(path: Path) -> tuple[list[MemoryPayload], list[str]]:
     """Memories of a JSON file (a list, or an object with a `memories` list); bad items listed."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with open_source(path) as file:
+            data = json.loads(file.read().decode("utf-8"))
+    except SourceRefusedError as exc:
+        raise ScoperagError(f"{path}: not read, {exc}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ScoperagError(f"{path}: not a readable JSON file ({exc})") from None
     items = data.get("memories") if isinstance(data, dict) else data
@@ -191,6 +206,10 @@ def read_memories(path: Path) -> tuple[list[MemoryPayload], list[str]]:
         raise ScoperagError(
             f"{path}: expected a JSON list of memories or an object with a 'memories' list"
         )
+    try:
+        check_count(len(items), "items")
+    except SourceRefusedError as exc:
+        raise ScoperagError(f"{path}: not read, {exc}") from None
     memories, skipped = [], []
     for index, item in enumerate(items):
         try:
@@ -201,9 +220,22 @@ def read_memories(path: Path) -> tuple[list[MemoryPayload], list[str]]:
 
 
 def import_memories(
-    path: Path, backend: VectorBackend, embedder: Embedder, progress: Progress | None = None
+    path: Path,
+    backend: VectorBackend,
+    embedder: Embedder,
+    progress: Progress | None = None,
+    data_dir: Path | None = None,
 ) -> ImportReport:
     """Import a JSON file of memories; a bad item is reported and skipped, duplicates kept once."""
     memories, skipped = read_memories(path)
-    stored = store_memories(backend, embedder, memories, progress) if memories else StoreReport()
-    return ImportReport(file=str(path), skipped=skipped, **stored.model_dump())
+    stored = (
+        store_memories(backend, embedder, memories, progress, data_dir=data_dir)
+        if memories
+        else StoreReport()
+    )
+    return ImportReport(
+        file=str(path),
+        skipped=first_problems(skipped),
+        skipped_count=len(skipped),
+        **stored.model_dump(),
+    )

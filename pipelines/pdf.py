@@ -17,6 +17,8 @@ from scoperag.core.backend import VectorBackend
 from scoperag.core.contracts.pdf import PDF_INDEXES, PdfPagePayload
 from scoperag.core.embeddings import Embedder
 from scoperag.core.fields import FilterableField
+from scoperag.core.ingest_limits import check_count, checkpoint, open_source
+from scoperag.core.open_beneath import SourceRefusedError
 from scoperag.pipelines.page_labels import page_labels
 from scoperag.pipelines.point_ids import stable_id
 from scoperag.pipelines.store import EmbedNodes, replace_source
@@ -58,16 +60,24 @@ class FileReport:
 
 
 def read_pdf(path: Path, document_id: str | None = None) -> PdfPages:
-    """Text and label of every page; raises `PdfRejectedError` for unreadable files."""
+    """Text and label of every page; raises `PdfRejectedError` for unreadable files and files
+    over the byte or page cap (checked before any text is read)."""
     try:
-        reader = PdfReader(path)
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise PdfRejectedError("it is encrypted with a password; decrypt it first")
-        labels = page_labels(reader)
-        texts = [(page.extract_text() or "").strip() for page in reader.pages]
-        title = (reader.metadata.title if reader.metadata else None) or path.name
+        with open_source(path) as file:
+            reader = PdfReader(file)
+            if reader.is_encrypted and not reader.decrypt(""):
+                raise PdfRejectedError("it is encrypted with a password; decrypt it first")
+            check_count(len(reader.pages), "pages")
+            labels = page_labels(reader)
+            texts = []
+            for page in reader.pages:
+                checkpoint()
+                texts.append((page.extract_text() or "").strip())
+            title = (reader.metadata.title if reader.metadata else None) or path.name
     except PdfRejectedError:
         raise
+    except SourceRefusedError as exc:
+        raise PdfRejectedError(str(exc)) from None
     except FileNotFoundError:
         raise PdfRejectedError("the file does not exist") from None
     except (PdfReadError, PyPdfError, ValueError, KeyError, TypeError) as exc:
@@ -113,9 +123,14 @@ def _chunk_id(index: int, page: BaseNode) -> str:
 
 
 def page_chunks(pdf: PdfPages, embedder: Embedder) -> Sequence[BaseNode]:
-    """Split pages into chunks (each with its page's metadata and a chunk_index) and embed."""
+    """Split pages into chunks (each with its page's metadata and a chunk_index) and embed;
+    a cancelled or late ingestion stops between pages and between embedding batches."""
     splitter = SentenceSplitter(chunk_size=256, chunk_overlap=32, id_func=_chunk_id)
-    nodes = IngestionPipeline(transformations=[splitter]).run(documents=page_documents(pdf))
+    pipeline = IngestionPipeline(transformations=[splitter])
+    nodes: list[BaseNode] = []
+    for page in page_documents(pdf):
+        checkpoint()
+        nodes += pipeline.run(documents=[page])
     per_page: dict[int, int] = {}
     source = RelatedNodeInfo(node_id=pdf.document_id)
     for node in nodes:

@@ -1,17 +1,17 @@
 """Sentence splitting that keeps "Mr. Darcy", "Mrs. Bennet" and "p.m." whole.
 
-NLTK's pre-trained English Punkt model (the data llama-index-core ships) knows English
-abbreviations, unlike LlamaIndex's default untrained tokenizer. Two repairs on top of it:
-Punkt does not see an abbreviation behind a curly quote or a dash ("“Mr.", "--Mr."), so
-sentences ending in a title or an initial are joined to the next; and a piece that starts in
-lower case ("“Is it?” cried she.") continues the sentence before it.
+NLTK's pre-trained English Punkt model knows English abbreviations, unlike LlamaIndex's default
+untrained tokenizer; its data is what llama-index-core ships, found as LlamaIndex finds it
+(`NLTK_DATA` if set, else its bundled copy). Two repairs on top of it: Punkt does not see an
+abbreviation behind a curly quote or a dash ("“Mr.", "--Mr."), so sentences ending in a title
+or an initial are joined to the next; and a piece that starts in lower case ("“Is it?” cried
+she.") continues the sentence before it.
 """
 
 from __future__ import annotations
 
 import re
 from functools import cache
-from pathlib import Path
 
 from nltk.tokenize import PunktTokenizer
 
@@ -24,12 +24,9 @@ _CONTINUES = re.compile(r"^[\"'“‘(_\s]*[a-z;,:]")
 
 @cache
 def _punkt() -> PunktTokenizer:
-    import llama_index.core
-    import nltk
+    from llama_index.core.utils import globals_helper
 
-    bundled = Path(llama_index.core.__file__).parent / "_static" / "nltk_cache"
-    if str(bundled) not in nltk.data.path:
-        nltk.data.path.append(str(bundled))
+    globals_helper.wait_for_nltk_check()  # puts LlamaIndex's NLTK data on `nltk.data.path`
     return PunktTokenizer("english")
 
 

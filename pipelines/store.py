@@ -18,6 +18,7 @@ from scoperag.core.collections import prepare_for_writing
 from scoperag.core.embeddings import Embedder
 from scoperag.core.fields import FieldType, FilterableField
 from scoperag.core.generations import GENERATION_KEY, SOURCE_KEY
+from scoperag.core.ingest_limits import checkpoint
 from scoperag.pipelines.point_ids import stable_id
 
 Progress = Callable[[int, int], None]
@@ -32,16 +33,20 @@ REPLACEMENT_INDEXES = [
 
 
 class EmbedNodes(TransformComponent):
-    """Pipeline step: embeds nodes in batches through the shared embedder, reporting progress."""
+    """Pipeline step: embeds nodes in batches through the shared embedder, reporting progress;
+    a cancelled or late ingestion stops before the next batch."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
     embedder: Embedder = Field(exclude=True)
-    batch_size: int = 64
+    # A batch is where progress is reported and a stopped ingestion stops: 16 texts take a
+    # fraction of a second, and the encoder runs its own smaller batches anyway.
+    batch_size: int = 16
     progress: Progress | None = Field(default=None, exclude=True)
 
     def __call__(self, nodes: Sequence[BaseNode], **kwargs: object) -> Sequence[BaseNode]:
         total = len(nodes)
         for start in range(0, total, self.batch_size):
+            checkpoint()
             batch = nodes[start : start + self.batch_size]
             texts = [node.get_content(metadata_mode=MetadataMode.EMBED) for node in batch]
             for node, vector in zip(batch, self.embedder.embed_texts(texts), strict=True):

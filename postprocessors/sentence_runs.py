@@ -3,7 +3,7 @@
 A chunk of the books collection holds `pos_start` and its `sentences` in its metadata (and its
 payload): sentence k has the sentence id (sid) `pos_start + k`. `search_book` runs these
 functions on the engine's hits, so a launched server's first book search does not import
-LlamaIndex (issue 15); `SpoilerTruncation` and `SentenceDedup` are the same functions over
+LlamaIndex; `SpoilerTruncation` and `SentenceDedup` are the same functions over
 LlamaIndex nodes (`postprocessors/positions.py`).
 """
 

@@ -3,7 +3,7 @@
 The ranking LlamaIndex's `QueryFusionRetriever` gives in `reciprocal_rank` mode with one query
 (`tests/test_dnd_tools.py` pins it): each list is ordered by its own scores, an item scores
 1 / (rank + 60) in every list holding it, and the sums rank the items. The tools fuse points
-here, so only the hits returned become nodes (issue 15); notebooks can use LlamaIndex's.
+here, so only the hits returned become nodes; notebooks can use LlamaIndex's.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from qdrant_client import models
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
@@ -32,6 +32,7 @@ from scoperag.core.fields import narrowed
 MatchKind = Literal["exact", "partial", "fuzzy"]
 FUZZY_CUTOFF = 80.0  # `similarity` * 100: "fireboll" ~ "Fireball" scores 88
 NEAR_EXACT = 0.9  # a fuzzy match this close ranks before names merely containing the query
+TIERS = 4  # near-exact, partial at a word start, other partial, fuzzy: the order of `_ranked`
 
 
 class NameMatch(BaseModel):
@@ -39,7 +40,8 @@ class NameMatch(BaseModel):
 
     name: str
     match: MatchKind
-    score: float
+    score: float = Field(description="What the matches are ordered by, 0 to 1 (exact: 1).")
+    similarity: float = Field(description="The name's similarity to the query, 0 to 1.")
     count: int
 
 
@@ -142,9 +144,10 @@ def similarity(wanted: str, text: str) -> float:
     return float(_similarities(wanted, [text], [_squeezed(text)])[0])
 
 
-def _ranked(wanted: str, table: _NameTable) -> list[tuple[MatchKind, str, float]]:
+def _ranked(wanted: str, table: _NameTable) -> list[tuple[MatchKind, str, float, float]]:
     """Partial and fuzzy matches together: near-exact spellings first, then partial matches
-    (those where the query starts a word first), then the other close spellings."""
+    (those where the query starts a word first), then the other close spellings; each with
+    the score it is ordered by (its tier, then its similarity) and its similarity."""
     found = []
     similarities = _similarities(wanted, table.plain, table.squeezed)
     containing = table.containing(wanted)
@@ -159,7 +162,10 @@ def _ranked(wanted: str, table: _NameTable) -> list[tuple[MatchKind, str, float]
         else:  # close enough
             found.append((0 if score >= NEAR_EXACT else 3, -score, name, "fuzzy", score))
     found.sort()
-    return [(kind, name, score) for _, _, name, kind, score in found]
+    return [
+        (kind, name, (TIERS - 1 - tier + score) / TIERS, score)
+        for tier, _, name, kind, score in found
+    ]
 
 
 def exact_names(query: str, names: Sequence[str]) -> list[NameMatch]:
@@ -171,7 +177,9 @@ def exact_names(query: str, names: Sequence[str]) -> list[NameMatch]:
     table = _table(tuple(names))
     same = {*table.by_form.get(_squeezed(wanted), []), *table.by_form.get(_word_set(wanted), [])}
     exact = sorted((table.plain[i] != wanted, table.names[i]) for i in same)
-    return [NameMatch(name=name, match="exact", score=1.0, count=0) for _, name in exact]
+    return [
+        NameMatch(name=name, match="exact", score=1.0, similarity=1.0, count=0) for _, name in exact
+    ]
 
 
 def close_names(query: str, names: Sequence[str]) -> list[NameMatch]:
@@ -180,8 +188,8 @@ def close_names(query: str, names: Sequence[str]) -> list[NameMatch]:
     if not wanted:
         return []
     return [
-        NameMatch(name=name, match=kind, score=score, count=0)
-        for kind, name, score in _ranked(wanted, _table(tuple(names)))
+        NameMatch(name=name, match=kind, score=score, similarity=similarity, count=0)
+        for kind, name, score, similarity in _ranked(wanted, _table(tuple(names)))
     ]
 
 

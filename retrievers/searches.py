@@ -1,6 +1,6 @@
 """The searches behind the retrievers, straight on the engine, without LlamaIndex.
 
-The tools run these (a freshly started server answers without importing LlamaIndex, issue 15);
+The tools run these (a freshly started server answers without importing LlamaIndex);
 the LlamaIndex retrievers (`FilteredRetriever`, `HybridRetriever`, `BrowseRetriever`) are these
 same classes with `BaseRetriever`'s `retrieve` on top, so both paths share one implementation.
 A query is anything with `query_str` and `embedding` (LlamaIndex's `QueryBundle`, `TextQuery`).

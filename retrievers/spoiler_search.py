@@ -1,7 +1,7 @@
 """`SpoilerSafeSearch`: dense search over one book, only chunks that start by the position.
 
 The engine's hits become `SentenceRun`s cut at the position and merged
-(`postprocessors/sentence_runs.py`) without LlamaIndex: `search_book` runs this (issue 15);
+(`postprocessors/sentence_runs.py`) without LlamaIndex: `search_book` runs this;
 `SpoilerSafeRetriever` is the same search as a LlamaIndex retriever.
 """
 

@@ -1,7 +1,7 @@
 """The main FastMCP server: the tools of each enabled profile, added as one provider each.
 
 Providers rather than mounted sub-servers: a call to a mounted server runs a second middleware
-chain and tool lookup, a millisecond per call (issue 15).
+chain and tool lookup, a millisecond per call.
 """
 
 from __future__ import annotations
@@ -65,5 +65,4 @@ def build_server(runtime: Runtime | None = None) -> FastMCP:
     for profile in runtime.settings.profiles:
         module = importlib.import_module(PROFILE_MODULES[profile])
         mcp.add_provider(module.build(runtime))
-    mcp.runtime = runtime  # type: ignore[attr-defined]
     return mcp

@@ -1,4 +1,4 @@
-"""`scoperag ingest book PATH --book-id ID [--title T]`."""
+"""`scoperag ingest books PATH --book-id ID [--title T]`."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def _chunk_bar() -> Callable[[int, int], None]:
 def register(cli: click.Group, ingest: click.Group) -> None:
     """Add the books profile's commands."""
 
-    @ingest.command("book")
+    @ingest.command("books")
     @click.argument("path", type=click.Path(path_type=Path))
     @click.option("--book-id", required=True, help="Id the tools will know the book by.")
     @click.option("--title", default=None, help="Title (default: the Gutenberg title or name).")

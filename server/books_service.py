@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from scoperag.core.contracts.books import DEFAULT_READER
-from scoperag.core.errors import InvalidParameterError, ScoperagError
+from scoperag.core.errors import InvalidParameterError, ScoperagError, as_json
 from scoperag.core.reading_state import ReadingState
 from scoperag.postprocessors.sentence_runs import deduplicated, spoiler_free
 from scoperag.retrievers.book_lookup import BookLookup, SentenceRef, words
@@ -21,7 +21,7 @@ from scoperag.server.books_tools import (
 )
 from scoperag.server.runtime import Runtime
 
-NO_BOOKS = "none yet: ingest one with `scoperag ingest book PATH --book-id ID`"
+NO_BOOKS = "none yet: ingest one with `scoperag ingest books PATH --book-id ID`"
 _SHOWN_CANDIDATES = 5
 
 
@@ -96,7 +96,7 @@ class BookService:
             if (value := getattr(params, name)) is not None
         }
         if len(given) != 1:
-            got = ", ".join(f"{name}={value!r}" for name, value in given.items()) or "none"
+            got = ", ".join(f"{name}={as_json(value)}" for name, value in given.items()) or "none"
             raise ScoperagError(
                 f"Give exactly one of 'sentence', 'chapter' or 'quote' (got {got})."
             )
@@ -126,15 +126,15 @@ class BookService:
         if found:
             count = f"{len(found)}{' or more' if more else ''}"
             raise ScoperagError(
-                f"The quote {quote!r} occurs in {count} sentences of '{book_id}': "
+                f"The quote {as_json(quote)} occurs in {count} sentences of '{book_id}': "
                 f"{_listed(found, read_up_to, more)}. Quote more of the sentence, or give "
                 "sentence= its sid."
             )
         near = self.lookup.near_quote(self.runtime.embedder, book_id, quote)
         raise ScoperagError(
-            f"The quote {quote!r} is not in '{book_id}' (case and spacing are ignored, words and "
-            f"their order are not). Closest sentences: {_listed(near, read_up_to)}. Quote the "
-            "sentence as printed, or give sentence= one of these sids."
+            f"The quote {as_json(quote)} is not in '{book_id}' (case and spacing are ignored, "
+            f"words and their order are not). Closest sentences: {_listed(near, read_up_to)}. "
+            "Quote the sentence as printed, or give sentence= one of these sids."
         )
 
     def set_position(self, params: SetPositionParams) -> ReadingPosition:
@@ -182,7 +182,8 @@ class BookService:
             runtime.backend, runtime.embedder, params.book_id, saved.sid, top_k=params.top_k
         ).chunk_runs(params.query)
         kept = [run for hit in hits if (run := spoiler_free(hit, saved.sid)) is not None]
-        merged = deduplicated(kept)
+        # best first, as every search lists its hits (the merge itself walks reading order)
+        merged = sorted(deduplicated(kept), key=lambda run: -(run.score or 0.0))
         return SearchBookResult(
             book_id=params.book_id,
             reader=reader,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import faulthandler
 import json
 import sys
 from collections.abc import Callable
@@ -13,6 +16,7 @@ from pydantic import ValidationError
 
 from scoperag.core.errors import ScoperagError
 from scoperag.core.settings import PROFILES, Settings, describe_config_error
+from scoperag.server.profile_args import ProfileGroup
 
 # settings field -> the command-line option that overrides it, where the names differ
 OPTION_NAMES = {"pdf_collection": "--collection"}
@@ -59,8 +63,9 @@ def progress_bar(label: str, unit: str = "file") -> Callable[[int, int, str], No
     return update
 
 
-def print_report(result: Any, as_json: bool) -> None:
-    """An ingest result as JSON, or one line per file."""
+def print_report(result: Any, as_json: bool, unit: str = "chunks") -> None:
+    """An ingest result as JSON, or one line per file and a total in points (what `list`
+    counts), read from each file's `unit` field."""
     data = result.model_dump()
     if as_json:
         click.echo(json.dumps(data, indent=2))
@@ -73,7 +78,9 @@ def print_report(result: Any, as_json: bool) -> None:
             click.echo(
                 f"{Path(item['path']).name}: " + ", ".join(f"{k}={v}" for k, v in shown.items())
             )
-    click.echo(f"ingested {data['ingested']}, skipped {data['skipped']}")
+    points = sum(item.get(unit) or 0 for item in data["files"] if not item.get("error"))
+    files = f"{data['ingested']} file" + ("" if data["ingested"] == 1 else "s")
+    click.echo(f"ingested {points} points ({unit}) from {files}, skipped {data['skipped']}")
 
 
 @click.group()
@@ -105,6 +112,7 @@ def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
     """Run the MCP server over stdio (default) or streamable HTTP."""
     from scoperag.server.app import build_server
     from scoperag.server.runtime import Runtime
+    from scoperag.server.terminal import announce, serve_stdio
     from scoperag.server.warm_up import start_warm_up
 
     runtime = Runtime(load_settings(profiles=profiles))
@@ -120,22 +128,20 @@ def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
     start_warm_up(runtime)  # handlers and model load while the client initialises and lists
     try:
         if transport == "stdio":
-            import anyio
-
-            from scoperag.server.stdio_pipes import serve_stdio
-
-            anyio.run(serve_stdio, mcp)
+            announce("stdio", profiles=profiles)
+            serve_stdio(mcp)
             return
-        import uvicorn
-
         from scoperag.server.http_app import build_http_app
+        from scoperag.server.http_limits import http_server
 
-        uvicorn.run(build_http_app(runtime, mcp, host), host=host, port=port, log_level="warning")
+        announce("http", f"http://{host}:{port}/mcp", profiles)
+        with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the Ctrl+C it handled
+            http_server(build_http_app(runtime, mcp, host), host, port).run()
     finally:
         runtime.close()  # an owner hands the store on to the processes still using it
 
 
-@cli.group()
+@cli.group(cls=ProfileGroup)
 def ingest() -> None:
     """Ingest sources into the store (beside running servers: they share the embedded store)."""
 
@@ -188,6 +194,9 @@ COMMAND_MODULES = [
     "scoperag.server.engine_cli",
     "scoperag.server.data_cli",
     "scoperag.server.status_cli",
+    "scoperag.server.check_cli",
+    "scoperag.server.eval_cli",
+    "scoperag.server.search_cli",
 ]
 
 
@@ -205,13 +214,20 @@ _register_commands()
 
 def main() -> None:
     """Console-script entry point: errors meant for people end it with one line, no traceback
-    (also those raised while a command sets up, e.g. a bad SCOPERAG_FIELDS_FILE at `serve`)."""
+    (also those raised while a command sets up, e.g. a bad SCOPERAG_FIELDS_FILE at `serve`); a
+    native crash (a signal in the engine) prints where it happened."""
+    faulthandler.enable()
     try:
         cli()
     except ScoperagError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(1)
-    except OSError as exc:  # e.g. a data dir that cannot be created
+    except OSError as exc:  # e.g. a data dir that cannot be created, or a full disk
+        if exc.errno == errno.ENOSPC:
+            from scoperag.core.disk_space import disk_full_message
+
+            click.echo(f"Error: {disk_full_message(load_settings().data_dir)}", err=True)
+            sys.exit(1)
         where = f" {exc.filename}" if exc.filename else ""
         click.echo(
             f"Error:{where}: {exc.strerror or exc} (check the path given, or SCOPERAG_DATA_DIR)",

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from pydantic import BaseModel, Field
 
 from scoperag.core.contracts import books, dnd, docs, memory
-from scoperag.core.errors import InvalidParameterError, ScoperagError
+from scoperag.core.errors import InvalidParameterError, ScoperagError, as_json
 from scoperag.core.settings import Settings
+from scoperag.server.profile_names import resolve_profile
 
 if TYPE_CHECKING:  # the pdf profile imports this module when it lists its tools: keep it light
     from qdrant_client import models
@@ -22,6 +23,8 @@ if TYPE_CHECKING:  # the pdf profile imports this module when it lists its tools
 
 _ALL = 100_000  # facet limit meaning "every value"
 _SHOWN = 20  # ids named in an error about an unknown one
+_MATCHES = 5  # stored hashes named when a prefix matches several
+HASH_SHOWN = 12  # characters of a content hash shown (a unique prefix `delete` accepts)
 
 
 class Target(NamedTuple):
@@ -35,7 +38,7 @@ class Target(NamedTuple):
 # kind given to `delete` -> what it names
 TARGETS = {
     "pdf": Target("pdf", "document_id", "PDF document"),
-    "book": Target("books", "book_id", "book"),
+    "books": Target("books", "book_id", "book"),
     "memory": Target("memory", "content_hash", "memory (content_hash)"),
     "tag": Target("memory", "tags", "memories tagged"),
     "docs": Target("docs", "doc_id", "docs document"),
@@ -51,6 +54,16 @@ def profile_collection(settings: Settings, profile: str) -> str:
     return settings.pdf_collection if profile == "pdf" else fixed[profile]
 
 
+def _profile(settings: Settings, given: str) -> str:
+    """The profile `given` names: a profile, its collection or an older spelling."""
+    collections = {profile: profile_collection(settings, profile) for profile in GROUPS}
+    profile = resolve_profile(given, collections)
+    if profile is None:
+        accepted = f"{', '.join(GROUPS)} (or a collection: {', '.join(collections.values())})"
+        raise InvalidParameterError("profile", given, accepted)
+    return profile
+
+
 class ProfileData(BaseModel):
     profile: str
     collection: str
@@ -59,6 +72,9 @@ class ProfileData(BaseModel):
     embedder: str | None = Field(default=None, description="The embedder that built it.")
     groups: dict[str, dict[str, int]] = Field(
         default_factory=dict, description="Grouping -> value -> points, e.g. documents."
+    )
+    hashes: dict[str, str] | None = Field(
+        default=None, description="Memories only, when asked: content_hash -> first words."
     )
 
 
@@ -107,7 +123,19 @@ def _equals(key: str, value: Any) -> models.Filter:
     )
 
 
-def describe_profile(backend: VectorBackend, settings: Settings, profile: str) -> ProfileData:
+def _memory_hashes(backend: VectorBackend, collection: str) -> dict[str, str]:
+    """content_hash -> the memory's first words, for every stored memory."""
+    shown = {
+        row.payload["content_hash"]: " ".join(str(row.payload.get("content", "")).split()[:12])
+        for row in backend.scroll(collection, None, _ALL)
+        if row.payload
+    }
+    return dict(sorted(shown.items()))
+
+
+def describe_profile(
+    backend: VectorBackend, settings: Settings, profile: str, hashes: bool = False
+) -> ProfileData:
     collection = profile_collection(settings, profile)
     if not backend.collection_exists(collection):
         return ProfileData(profile=profile, collection=collection, exists=False)
@@ -121,52 +149,92 @@ def describe_profile(backend: VectorBackend, settings: Settings, profile: str) -
         points=backend.count(collection, None),
         embedder=info.label() if info else None,
         groups={name: _counts(backend, collection, key) for name, key in GROUPS[profile].items()},
+        hashes=_memory_hashes(backend, collection) if hashes and profile == "memory" else None,
     )
 
 
-def list_store(backend: VectorBackend, settings: Settings) -> StoreListing:
-    """The store's collections and, for each enabled profile, what it holds."""
+def list_store(
+    backend: VectorBackend,
+    settings: Settings,
+    profiles: list[str] | None = None,
+    hashes: bool = False,
+) -> StoreListing:
+    """The store's collections and, for each enabled profile (or each of `profiles`, by any
+    spelling), what it holds; `hashes` adds each memory's content hash."""
+    chosen = [_profile(settings, p) for p in profiles] if profiles else settings.profiles
     return StoreListing(
         data_dir=str(settings.data_dir),
         backend=settings.effective_backend,
         collections=backend.list_collections(),
-        profiles=[describe_profile(backend, settings, p) for p in settings.profiles],
+        profiles=[describe_profile(backend, settings, p, hashes) for p in chosen],
     )
 
 
 class UnknownIdError(ScoperagError):
-    """A delete naming something the store does not hold."""
+    """A delete naming something the store does not hold (or, by a prefix, several)."""
 
-    def __init__(self, what: str, given: str, known: list[str]) -> None:
-        shown = ", ".join(known[:_SHOWN]) + (
-            f" ... ({len(known)} in all)" if len(known) > _SHOWN else ""
+    def __init__(self, what: str, given: str, known: list[str], several: bool = False) -> None:
+        most = _MATCHES if several else _SHOWN
+        shown = ", ".join(known[:most]) + (
+            f" ... ({len(known)} in all)" if len(known) > most else ""
         )
-        hint = f"Stored: {shown}." if known else "Nothing of that kind is stored."
-        super().__init__(f"No {what} {given!r} is stored. {hint} See `scoperag list`.")
+        if several:
+            message = (
+                f"{len(known)} {what} start with {as_json(given)}: {shown}. Give more characters."
+            )
+        else:
+            hint = f"Stored: {shown}." if known else "Nothing of that kind is stored."
+            message = f"No {what} {as_json(given)} is stored. {hint} See `scoperag list`."
+        super().__init__(message)
 
 
-def planned_deletion(backend: VectorBackend, settings: Settings, kind: str, given: str) -> int:
-    """How many points `delete kind given` removes; raises if there is nothing of that name."""
+class Deletion(NamedTuple):
+    """What `delete kind given` removes: the stored id it names and how many points."""
+
+    kind: str
+    id: str
+    points: int
+
+
+def planned_deletion(backend: VectorBackend, settings: Settings, kind: str, given: str) -> Deletion:
+    """What `delete kind given` removes; raises if there is nothing of that name.
+
+    `kind` and a collection's name may be spelled any way a profile is; a memory may be named
+    by a unique prefix of its content hash.
+    """
     if kind == "collection":
-        if given not in GROUPS:
-            raise InvalidParameterError("profile", given, ", ".join(GROUPS))
-        collection = profile_collection(settings, given)
+        profile = _profile(settings, given)
+        collection = profile_collection(settings, profile)
         if not backend.collection_exists(collection):
             raise UnknownIdError("collection", collection, backend.list_collections())
-        return backend.count(collection, None)
-    target = _target(kind)
+        return Deletion(kind, profile, backend.count(collection, None))
+    kind, target = _target(settings, kind)
     collection = profile_collection(settings, target.profile)
     exists = backend.collection_exists(collection)
     points = backend.count(collection, _equals(target.key, given)) if exists else 0
-    if not points:
-        known = list(_counts(backend, collection, target.key)) if exists else []
-        raise UnknownIdError(target.what, given, known)
-    return points
+    if points:
+        return Deletion(kind, given, points)
+    if exists and target.key == "content_hash":
+        return _by_prefix(backend, collection, target, given)
+    known = list(_counts(backend, collection, target.key)) if exists else []
+    raise UnknownIdError(target.what, given, known)
+
+
+def _by_prefix(backend: VectorBackend, collection: str, target: Target, given: str) -> Deletion:
+    """The memory whose content hash starts with `given`, if exactly one does."""
+    stored = sorted(str(value) for value in backend.key_values(collection, target.key))
+    matches = [value for value in stored if given and value.startswith(given)]
+    if len(matches) == 1:
+        return Deletion(
+            "memory", matches[0], backend.count(collection, _equals(target.key, matches[0]))
+        )
+    short = [value[:HASH_SHOWN] for value in (matches or stored)]
+    raise UnknownIdError(target.what, given, short, several=len(matches) > 1)
 
 
 def delete(backend: VectorBackend, settings: Settings, kind: str, given: str) -> DeleteReport:
     """Delete what `kind` + `given` name (by a Qdrant filter, or the whole collection)."""
-    points = planned_deletion(backend, settings, kind, given)
+    kind, given, points = planned_deletion(backend, settings, kind, given)
     if kind == "collection":
         collection = profile_collection(settings, given)
         backend.delete_collection(collection)
@@ -181,7 +249,11 @@ def delete(backend: VectorBackend, settings: Settings, kind: str, given: str) ->
     )
 
 
-def _target(kind: str) -> Target:
+def _target(settings: Settings, kind: str) -> tuple[str, Target]:
+    """The kind `kind` names (a profile by any spelling, or `tag`) and what it deletes."""
+    if kind not in TARGETS:
+        collections = {profile: profile_collection(settings, profile) for profile in GROUPS}
+        kind = resolve_profile(kind, collections) or kind
     if kind not in TARGETS:
         raise InvalidParameterError("kind", kind, ", ".join(KINDS))
-    return TARGETS[kind]
+    return kind, TARGETS[kind]

@@ -8,9 +8,12 @@ import click
 
 from scoperag.server.cli import load_settings, run_friendly
 from scoperag.server.demo import SAMPLE_COMMANDS, SAMPLES
+from scoperag.server.profile_args import ProfileName
 
 
 def _print_listing(listing: dict) -> None:
+    from scoperag.server.data_admin import HASH_SHOWN
+
     click.echo(f"data dir {listing['data_dir']} (engine: {listing['backend']})")
     for data in listing["profiles"]:
         head = f"{data['profile']:<7} collection {data['collection']!r}"
@@ -21,6 +24,8 @@ def _print_listing(listing: dict) -> None:
         for name, counts in data["groups"].items():
             shown = ", ".join(f"{value} ({n})" for value, n in counts.items()) or "none"
             click.echo(f"  {name} ({len(counts)}): {shown}")
+        for content_hash, words in (data["hashes"] or {}).items():
+            click.echo(f"  {content_hash[:HASH_SHOWN]}  {words}")
     served = {data["collection"] for data in listing["profiles"]}
     others = [name for name in listing["collections"] if name not in served]
     if others:
@@ -29,21 +34,25 @@ def _print_listing(listing: dict) -> None:
 
 def register(cli: click.Group, ingest: click.Group) -> None:
     """Add the data management commands."""
-    from scoperag.core.settings import PROFILES
-
-    kinds = ("pdf", "book", "memory", "tag", "docs", "dnd", "collection")
 
     @cli.command("list")
+    @click.argument("profiles", nargs=-1, type=ProfileName())
+    @click.option(
+        "--hashes", is_flag=True, help="Also list each memory's content hash and first words."
+    )
     @click.option("--json", "as_json", is_flag=True, help="Print the listing as JSON.")
-    def list_command(as_json: bool) -> None:
-        """List the collections, and per enabled profile what is stored (PDF documents, books,
-        memories by tag and type, D&D and docs documents) with counts and the embedder."""
+    def list_command(profiles: tuple[str, ...], hashes: bool, as_json: bool) -> None:
+        """List the collections, and per enabled profile (or per PROFILE given) what is stored
+        (PDF documents, books, memories by tag and type, D&D and docs documents) with counts
+        in points and the embedder."""
         from scoperag.server.data_admin import list_store
         from scoperag.server.runtime import Runtime
 
         runtime = Runtime(load_settings())
         try:
-            listing = run_friendly(lambda: list_store(runtime.backend, runtime.settings))
+            listing = run_friendly(
+                lambda: list_store(runtime.backend, runtime.settings, list(profiles), hashes)
+            )
         finally:
             runtime.close()
         if as_json:
@@ -52,30 +61,32 @@ def register(cli: click.Group, ingest: click.Group) -> None:
             _print_listing(listing.model_dump())
 
     @cli.command("delete")
-    @click.argument("kind", type=click.Choice(kinds))
+    @click.argument("kind", type=ProfileName(extra=("tag", "collection")))
     @click.argument("name")
     @click.option("--yes", is_flag=True, help="Delete without asking.")
     @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
     def delete_command(kind: str, name: str, yes: bool, as_json: bool) -> None:
-        """Delete one thing: `pdf DOCUMENT_ID`, `book BOOK_ID`, `memory CONTENT_HASH`,
-        `tag TAG` (every memory with it), `docs DOC_ID`, `dnd DOCUMENT_SLUG`, or
-        `collection PROFILE` (the profile's whole collection). Asks first unless --yes."""
+        """Delete one thing: `pdf DOCUMENT_ID`, `books BOOK_ID`, `memory CONTENT_HASH` (or a
+        unique prefix of it, see `list memory --hashes`), `tag TAG` (every memory with it),
+        `docs DOC_ID`, `dnd DOCUMENT_SLUG`, or `collection PROFILE` (the profile's whole
+        collection; its collection's name works too). Asks first unless --yes."""
         from scoperag.server.data_admin import delete, planned_deletion
         from scoperag.server.runtime import Runtime
 
         runtime = Runtime(load_settings())
         try:
             backend, settings = runtime.backend, runtime.settings
-            points = run_friendly(lambda: planned_deletion(backend, settings, kind, name))
+            plan = run_friendly(lambda: planned_deletion(backend, settings, kind, name))
             if not yes:
-                click.confirm(f"Delete {kind} {name!r} ({points} points)?", abort=True, err=True)
+                question = f"Delete {plan.kind} {plan.id!r} ({plan.points} points)?"
+                click.confirm(question, abort=True, err=True)
             report = run_friendly(lambda: delete(backend, settings, kind, name))
         finally:
             runtime.close()
         click.echo(json.dumps(report.model_dump(), indent=2) if as_json else report.message)
 
     @cli.command("samples")
-    @click.argument("profile", type=click.Choice(PROFILES), required=False)
+    @click.argument("profile", type=ProfileName(), required=False)
     def samples_command(profile: str | None) -> None:
         """Print the path of a profile's bundled sample (all of them, with the command that
         ingests each, when no profile is given)."""

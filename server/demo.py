@@ -20,11 +20,19 @@ SAMPLES = Path(__file__).parent / "samples"
 # profile -> its bundled sample and the command that ingests it
 SAMPLE_COMMANDS = {
     "pdf": ("", "scoperag ingest pdf {path}"),
-    "books": ("pride-and-prejudice-ch1-3.txt", "scoperag ingest book {path} --book-id pride"),
-    "memory": ("memories.json", "scoperag ingest memories {path}"),
+    "books": ("pride-and-prejudice-ch1-3.txt", "scoperag ingest books {path} --book-id pride"),
+    "memory": ("memories.json", "scoperag ingest memory {path}"),
     "dnd": ("dnd", "scoperag ingest dnd {path}"),
     "docs": ("docs.jsonl", "scoperag ingest docs {path}"),
 }
+
+
+# what a user runs next, on their own data (printed when the demo ends)
+NEXT_COMMANDS = (
+    ("ingest your PDFs", "scoperag ingest pdf PATH/TO/PDFS"),
+    ("search them", 'scoperag search pdf "your question" --document-id FILE_STEM'),
+    ("serve them to an MCP client", "scoperag serve"),
+)
 
 
 def sample_pdfs() -> list[Path]:
@@ -66,7 +74,12 @@ def run_demo(settings: Settings, query: str, data_dir: Path | None = None) -> No
     if data_dir is not None:
         asyncio.run(_ask(settings.model_copy(update={"data_dir": data_dir}), query))
         click.echo(f"\nThe demo's store is in {data_dir}; remove that directory when done.")
-        return
-    with tempfile.TemporaryDirectory(prefix="scoperag-demo-") as scratch:
-        asyncio.run(_ask(settings.model_copy(update={"data_dir": Path(scratch)}), query))
-    click.echo(f"\nRemoved the demo's temporary store {scratch}; your data dir was not touched.")
+    else:
+        with tempfile.TemporaryDirectory(prefix="scoperag-demo-") as scratch:
+            asyncio.run(_ask(settings.model_copy(update={"data_dir": Path(scratch)}), query))
+        click.echo(
+            f"\nRemoved the demo's temporary store {scratch}; your data dir was not touched."
+        )
+    click.echo("\nNext, on your own data:")
+    for why, command in NEXT_COMMANDS:
+        click.echo(f"  {command:<64} # {why}")

@@ -30,6 +30,6 @@ def register(cli: click.Group, ingest: click.Group) -> None:
             result = run_friendly(lambda: ingest_paths(runtime, list(paths), progress_bar("dnd")))
         finally:
             runtime.close()
-        print_report(result, as_json)
+        print_report(result, as_json, unit="items")
         if not result.ingested:
             sys.exit(1)

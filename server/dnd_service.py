@@ -9,10 +9,11 @@ from pydantic import BaseModel
 from qdrant_client import models
 
 from scoperag.core.contracts.dnd import COLLECTION, DOCUMENTS, KINDS
+from scoperag.core.errors import as_json
 from scoperag.core.fields import FieldType, FilterableField, build_filter, empty_selection
 from scoperag.core.node_payload import stored_text_and_metadata
 from scoperag.retrievers.fusion import Ranked, reciprocal_rank_fusion
-from scoperag.retrievers.name_match import NameSearch
+from scoperag.retrievers.name_match import NameMatch, NameSearch
 from scoperag.retrievers.searches import HybridSearch, TextQuery
 from scoperag.server.dnd_tools import (
     DndHit,
@@ -23,6 +24,7 @@ from scoperag.server.dnd_tools import (
     Lookup,
     SearchParams,
 )
+from scoperag.server.ingest_reports import file_entries
 from scoperag.server.runtime import Runtime
 
 if TYPE_CHECKING:
@@ -39,9 +41,13 @@ def _equals(key: str, value: Any) -> models.FieldCondition:
     return models.FieldCondition(key=key, match=models.MatchValue(value=value))
 
 
-def _hit(payload: dict[str, Any], score: float | None = None, match: str | None = None) -> DndHit:
+def _hit(
+    payload: dict[str, Any], score: float | None = None, match: NameMatch | None = None
+) -> DndHit:
+    """An item as a result; a name lookup's hit says how its name matched."""
     text, metadata = stored_text_and_metadata(payload)
-    return DndHit(**metadata, text=text, score=score, match=match)
+    how = {"match": match.match, "similarity": match.similarity} if match else {}
+    return DndHit(**metadata, text=text, score=score, **how)
 
 
 class DndService:
@@ -64,7 +70,7 @@ class DndService:
         if unknown:
             known = sorted(self.known_documents())
             return (
-                f"Unknown document slug(s) {unknown} in 'documents'; known slugs: "
+                f"Unknown document slug(s) {as_json(unknown)} in 'documents'; known slugs: "
                 f"{', '.join(known) or 'none'}. Nothing was searched."
             )
         return None
@@ -86,7 +92,8 @@ class DndService:
             known = self.runtime.backend.facet(COLLECTION, field.payload_key, of_kind, _MANY)
             if value not in known:
                 listed = ", ".join(sorted(known))
-                notes.append(f"No {lookup.kind} has {field.name} {value!r}; known: {listed}.")
+                shown = as_json(value)
+                notes.append(f"No {lookup.kind} has {field.name} {shown}; known: {listed}.")
         return notes
 
     def lookup(self, lookup: Lookup, params: BaseModel) -> DndResult:
@@ -98,7 +105,7 @@ class DndService:
         if values["name"]:
             names = self._names(flt, values["limit"])
             found = names.find(values["name"], enough=values["limit"])
-            how = {match.name: match.match for match in found.matches}
+            how = {match.name: match for match in found.matches}
             results = [
                 _hit(record.payload, score, how[record.payload["name"]])
                 for record, score in names.matched_records(found.matches)
@@ -179,10 +186,9 @@ def ingest_paths(
     from scoperag.pipelines.dnd import ingest_folders  # LlamaIndex: ingestion only
 
     reports = ingest_folders(paths, runtime.backend, runtime.embedder, progress)
-    files = [{k: v for k, v in vars(report).items() if v not in (None, [])} for report in reports]
     ok = sum(report.ok for report in reports)
     return IngestResult(
-        files=files,
+        files=file_entries(reports),
         ingested=ok,
         skipped=len(reports) - ok,
         items=sum(report.items for report in reports),

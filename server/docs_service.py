@@ -2,20 +2,38 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from scoperag.core.backend import order_score
 from scoperag.core.contracts.docs import COLLECTION, DOCS_FILTERS, DocChunkPayload
-from scoperag.core.docs_filters import DocsSearchRequest
+from scoperag.core.docs_filters import DocsSearchFilters, DocsSearchRequest
 from scoperag.core.index_status import refuse_unindexed
 from scoperag.core.node_payload import stored_text_and_metadata
 from scoperag.retrievers.searches import HybridSearch, TextQuery
 from scoperag.server.docs_tools import EMPTY_HINT, DocsHit, DocsSearchResult
 from scoperag.server.runtime import Runtime
+from scoperag.server.unknown_values import unknown_value_notes
+
+if TYPE_CHECKING:
+    from qdrant_client.models import ScoredPoint
+
+    from scoperag.core.backend import VectorBackend
 
 
-def _hit(payload: dict, score: float) -> DocsHit:
-    text, metadata = stored_text_and_metadata(payload)
+def _hit(point: ScoredPoint) -> DocsHit:
+    text, metadata = stored_text_and_metadata(point.payload or {})
     return DocsHit(
-        text=text, score=score, **{key: metadata.get(key) for key in DocChunkPayload.model_fields}
+        text=text,
+        score=order_score(point),
+        similarity=point.score,
+        **{key: metadata.get(key) for key in DocChunkPayload.model_fields},
     )
+
+
+def _unknown(backend: VectorBackend, filters: DocsSearchFilters) -> list[str]:
+    """Notes on a doc_type, agent_id or status no document has (asked only when empty)."""
+    given = {name: (name, getattr(filters, name)) for name in ("doc_type", "agent_id", "status")}
+    return unknown_value_notes(backend, COLLECTION, given)
 
 
 class DocsService:
@@ -35,7 +53,8 @@ class DocsService:
         found = search.search(TextQuery(request.query))
         if not found.exists:
             return DocsSearchResult(filters=filters, hits=[], message=EMPTY_HINT)
-        hits = [_hit(point.payload or {}, point.score) for point in found.hits]
-        notes = [None if hits else "No document matches these filters.", search.keyword_hint()]
+        hits = [_hit(point) for point in found.hits]
+        notes = [] if hits else ["No document matches these filters.", *_unknown(backend, filters)]
+        notes.append(search.keyword_hint())
         message = " ".join(note for note in notes if note) or None
         return DocsSearchResult(filters=filters, hits=hits, message=message)

@@ -37,7 +37,11 @@ class DocsHit(DocChunkPayload):
     """One chunk found: its text, its score and its whole docs payload."""
 
     text: str
-    score: float
+    score: float = Field(
+        description="What the hits are ordered by: meaning and keywords fused (or, for a "
+        "collection without keyword vectors, the cosine similarity)."
+    )
+    similarity: float = Field(description="Cosine similarity of the chunk to the query.")
 
 
 class DocsSearchResult(BaseModel):

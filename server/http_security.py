@@ -35,18 +35,20 @@ def is_loopback(host: str) -> bool:
 
 
 class BearerTokenMiddleware:
-    """401 unless `Authorization: Bearer <token>` carries the token (constant-time compare)."""
+    """401 unless `Authorization: Bearer <token>` carries the token (constant-time compare; the
+    scheme is case-insensitive, RFC 9110 section 11.1)."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
             await self.app(scope, receive, send)
             return
-        given = Headers(scope=scope).get("authorization", "").encode("latin-1")
-        if not hmac.compare_digest(given, self.expected):
+        scheme, _, given = Headers(scope=scope).get("authorization", "").partition(" ")
+        matches = hmac.compare_digest(given.strip(" ").encode("latin-1"), self.expected)
+        if not (matches and scheme.lower() == "bearer"):
             response = JSONResponse(
                 {
                     "error": "unauthorized",

@@ -18,8 +18,10 @@ from fastmcp.server.providers import LocalProvider
 from pydantic import Field
 
 from scoperag.core.errors import ScoperagError
+from scoperag.core.ingest_limits import IngestLimits, ingest_limits
 from scoperag.core.param_types import FilePath, FilePaths, Name
 from scoperag.core.paths import allowed_path, files_to_ingest, regular_file
+from scoperag.core.settings import Settings
 from scoperag.server.ingest_calls import StopSignal, run_stoppable
 from scoperag.server.runtime import Runtime
 from scoperag.server.tooling import DESTRUCTIVE, WRITES
@@ -29,21 +31,22 @@ T = TypeVar("T")
 _BELOW = "below SCOPERAG_ALLOWED_DIRS"
 
 
-async def run_with_progress(
-    ctx: Context, work: Callable[[Progress], T], deadline_seconds: float
-) -> T:
-    """`work(progress)` in a worker thread; each progress call is a notification to the client
-    and the point where the work stops once the deadline passed or the client cancelled."""
+async def run_with_progress(ctx: Context, work: Callable[[Progress], T], settings: Settings) -> T:
+    """`work(progress)` in a worker thread, under the settings' ingestion caps, opening files
+    only below the allowed folders; each progress call is a notification to the client. The
+    work stops at its next progress call or pipeline checkpoint (between pages, chunks and
+    batches) once the deadline passed or the client cancelled."""
 
     def run(signal: StopSignal) -> T:
         def progress(done: int, total: int, note: str = "") -> None:
             signal.check()
             anyio.from_thread.run(ctx.report_progress, done, total, note or None)
 
-        return work(progress)
+        with ingest_limits(IngestLimits.of(settings, settings.allowed_dirs, signal.check)):
+            return work(progress)
 
     try:
-        return await run_stoppable(run, deadline_seconds)
+        return await run_stoppable(run, settings.ingest_deadline_seconds)
     except ScoperagError as exc:  # not prefixed by the parent server
         raise ToolError(str(exc)) from None
 
@@ -96,8 +99,7 @@ def add_book_ingest(tools: LocalProvider, runtime: Runtime) -> None:
             return ingest(file, runtime.backend, runtime.embedder, book_id, title, None, chunks)
 
         try:
-            deadline = runtime.settings.ingest_deadline_seconds
-            return (await run_with_progress(ctx, work, deadline)).model_dump()
+            return (await run_with_progress(ctx, work, runtime.settings)).model_dump()
         except BookRejectedError as exc:
             raise ToolError(f"{file.name}: not ingested, {exc}.") from None
 
@@ -126,10 +128,11 @@ def add_memory_ingest(tools: LocalProvider, runtime: Runtime) -> None:
             def memories(done: int, total: int) -> None:
                 progress(done, total, file.name)
 
-            return import_memories(file, runtime.backend, runtime.embedder, memories)
+            return import_memories(
+                file, runtime.backend, runtime.embedder, memories, runtime.settings.data_dir
+            )
 
-        deadline = runtime.settings.ingest_deadline_seconds
-        return (await run_with_progress(ctx, work, deadline)).model_dump()
+        return (await run_with_progress(ctx, work, runtime.settings)).model_dump()
 
 
 def add_dnd_ingest(tools: LocalProvider, runtime: Runtime) -> None:
@@ -160,7 +163,7 @@ def add_dnd_ingest(tools: LocalProvider, runtime: Runtime) -> None:
         result = await run_with_progress(
             ctx,
             lambda p: ingest_paths(runtime, folders, p),
-            runtime.settings.ingest_deadline_seconds,
+            runtime.settings,
         )
         return result.model_dump()
 
@@ -187,6 +190,6 @@ def add_docs_ingest(tools: LocalProvider, runtime: Runtime) -> None:
         report = await run_with_progress(
             ctx,
             lambda p: ingest_docs_jsonl(file, runtime.backend, runtime.embedder, p),
-            runtime.settings.ingest_deadline_seconds,
+            runtime.settings,
         )
         return report.model_dump(mode="json")

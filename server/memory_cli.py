@@ -1,4 +1,4 @@
-"""`scoperag ingest memories FILE.json`: import a JSON list of memories (devbench format too)."""
+"""`scoperag ingest memory FILE.json`: import a JSON list of memories (devbench format too)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from scoperag.server.cli import load_settings, progress_bar, run_friendly
 def register(cli: click.Group, ingest: click.Group) -> None:
     """Add the memory profile's commands."""
 
-    @ingest.command("memories")
+    @ingest.command("memory")
     @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
     @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
     def ingest_memories(file: Path, as_json: bool) -> None:
@@ -29,7 +29,11 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         try:
             report = run_friendly(
                 lambda: import_memories(
-                    file, runtime.backend, runtime.embedder, lambda d, t: bar(d, t, file.name)
+                    file,
+                    runtime.backend,
+                    runtime.embedder,
+                    lambda d, t: bar(d, t, file.name),
+                    runtime.settings.data_dir,
                 )
             )
         finally:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastmcp.tools import ToolResult
 
@@ -23,7 +23,7 @@ from scoperag.core.contracts.memory import (
 )
 from scoperag.core.errors import InvalidParameterError
 from scoperag.core.fields import build_filter, empty_selection
-from scoperag.pipelines.memory_order import backfill_order, last_order_key
+from scoperag.pipelines.memory_order import backfill_order, order_bound
 from scoperag.retrievers.ranked import RankedPage, ranked_page
 from scoperag.retrievers.searches import BrowseSearch, HybridSearch, TextQuery
 from scoperag.server.memory_tools import (
@@ -40,10 +40,11 @@ from scoperag.server.memory_tools import (
 )
 from scoperag.server.runtime import Runtime
 from scoperag.server.toon_output import PageFigures, toon_result
+from scoperag.server.unknown_values import unknown_value_notes
 
 MAX_RANKED = 1000  # ranked results stop at this many (the most similar)
 EMPTY_HINT = (
-    "No memories are stored yet: call store_memory, or run `scoperag ingest memories FILE.json` "
+    "No memories are stored yet: call store_memory, or run `scoperag ingest memory FILE.json` "
     "or call the ingest_memories tool."
 )
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -59,11 +60,20 @@ def cosine_floor(min_similarity: float) -> float:
     return 2.0 * min_similarity - 1.0
 
 
-def _row(payload: dict[str, Any], cosine: float | None) -> MemoryRow:
-    score = round(relevance(cosine), 4) if cosine is not None else None
-    return MemoryRow(
-        **{key: payload[key] for key in MemoryRow.model_fields if key != "score"}, score=score
-    )
+if TYPE_CHECKING:
+    from qdrant_client.models import ScoredPoint
+
+_SCORES = {"score", "similarity"}
+
+
+def _row(payload: dict[str, Any], hit: ScoredPoint | None = None) -> MemoryRow:
+    """A memory as listed; a ranked hit adds its order score and its relevance."""
+    row = MemoryRow(**{key: payload[key] for key in MemoryRow.model_fields if key not in _SCORES})
+    if hit is not None:
+        similarity = round(relevance(hit.score), 4)
+        row.similarity = similarity
+        row.score = similarity if hit.order_value is None else round(hit.order_value, 4)
+    return row
 
 
 def _floor_note(page: RankedPage, min_similarity: float) -> str | None:
@@ -87,7 +97,9 @@ class MemoryService:
 
         memory = make_memory(params.content, params.tags, params.memory_type, None, params.metadata)
         runtime = self.runtime
-        report = store_memories(runtime.backend, runtime.embedder, [memory])
+        report = store_memories(
+            runtime.backend, runtime.embedder, [memory], data_dir=runtime.settings.data_dir
+        )
         stored = bool(report.stored)
         message = "Stored." if stored else "Already stored (same content): nothing changed."
         return StoreMemoryResult(content_hash=memory.content_hash, stored=stored, message=message)
@@ -141,6 +153,9 @@ class MemoryService:
                 notes.append(EMPTY_HINT)
             if ranked and total == MAX_RANKED:
                 notes.append(f"ranked results stop at the {MAX_RANKED} most similar memories")
+            if not total:  # a tag or type nothing has says so (asked only of an empty result)
+                given_keys = {name: (name, values.get(name)) for name in ("tags", "memory_type")}
+                notes += unknown_value_notes(self.runtime.backend, COLLECTION, given_keys)
         return SearchResult(
             **PageFigures.of(params.page, params.page_size, total).model_dump(),
             mode=mode,
@@ -159,7 +174,7 @@ class MemoryService:
         if not page.exists:
             return 0, [], [EMPTY_HINT]
         notes = [note for note in (_floor_note(page, min_similarity), search.keyword_hint())]
-        rows = [_row(hit.payload or {}, hit.score) for hit in page.hits]
+        rows = [_row(hit.payload or {}, hit) for hit in page.hits]
         return page.total, rows, [note for note in notes if note]
 
     def _newest(
@@ -167,12 +182,12 @@ class MemoryService:
     ) -> tuple[int, list[MemoryRow]]:
         """A page newest first; `before` (the date window's end) is where the order starts."""
         backend = self.runtime.backend
-        backfill_order(backend)  # memories stored before the order key existed
-        start = None if before is None else last_order_key(before)
+        backfill_order(backend, self.runtime.settings.data_dir)  # stored without an order key
+        start = None if before is None else order_bound(before)
         browse = BrowseSearch(backend, COLLECTION, ORDER_KEY, flt, offset, size, start)
         total = browse.total()
         records = browse.records() if offset < total else []
-        return total, [_row(record.payload or {}, None) for record in records]
+        return total, [_row(record.payload or {}) for record in records]
 
 
 def _effective_mode(

@@ -83,7 +83,13 @@ class MemoryRow(BaseModel):
     created_at: str = Field(description="RFC 3339, UTC.")
     content_hash: str = Field(description="sha256 of the content; pass it to delete_memory.")
     score: float | None = Field(
-        default=None, description="Relevance, (1 + cosine similarity) / 2 in [0, 1] (ranked only)."
+        default=None,
+        description="What ranked results are ordered by: meaning and keywords fused (ranked only).",
+    )
+    similarity: float | None = Field(
+        default=None,
+        description="Relevance, (1 + cosine similarity) / 2 in [0, 1], the scale of "
+        "min_similarity (ranked only).",
     )
 
 
@@ -158,9 +164,9 @@ def build(runtime: Runtime) -> LocalProvider:
             "search",
             "Find memories by meaning and/or facets: tags (any, or all with match_all), "
             "start_date/end_date (YYYY-MM-DD, whole days, UTC), memory_type. With a query the "
-            "results are ranked by meaning and keywords, each with a relevance (1 + cosine) / 2 "
-            "of at least min_similarity; without one, newest first. Paged: the TOON header gives "
-            "page, total, total_pages and has_more.",
+            "results are ranked by meaning and keywords (score), each with a similarity "
+            "(1 + cosine) / 2 of at least min_similarity; without one, newest first. Paged: the "
+            "TOON header gives page, total, total_pages and has_more.",
             SearchParams,
             lambda params: service().search(params),
             SearchResult,

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 from qdrant_client import models
 
+from scoperag.core.backend import order_score
 from scoperag.core.contracts.pdf import pdf_indexes
 from scoperag.core.fields import FilterableField, build_filter, empty_selection
 from scoperag.core.generations import GENERATION_KEY
@@ -15,6 +16,7 @@ from scoperag.core.node_payload import stored_text_and_metadata
 from scoperag.core.paths import expand_files, files_to_ingest
 from scoperag.pipelines.page_labels import label_runs
 from scoperag.retrievers.searches import HybridSearch, TextQuery
+from scoperag.server.ingest_reports import file_entries
 from scoperag.server.pdf_tools import (
     DocumentInfo,
     DocumentList,
@@ -26,6 +28,7 @@ from scoperag.server.pdf_tools import (
     StoreResult,
 )
 from scoperag.server.runtime import Runtime
+from scoperag.server.unknown_values import unknown_value_notes
 
 if TYPE_CHECKING:
     from scoperag.pipelines.pdf import FileReport
@@ -39,10 +42,15 @@ _HIT_KEYS = {"document_id", "physical_page_index", "page_label", "source"}
 _INTERNAL_KEYS = {"_node_content", "_node_type", "doc_id", "ref_doc_id", "text", GENERATION_KEY}
 
 
-def _hit(text: str, metadata: dict[str, Any], score: float) -> PageHit:
+def _hit(point: models.ScoredPoint) -> PageHit:
+    text, metadata = stored_text_and_metadata(point.payload or {})
     extra = {k: v for k, v in metadata.items() if k not in _HIT_KEYS | _INTERNAL_KEYS}
     return PageHit(
-        text=text, score=score, metadata=extra, **{k: metadata.get(k) for k in _HIT_KEYS}
+        text=text,
+        score=order_score(point),
+        similarity=point.score,
+        metadata=extra,
+        **{k: metadata.get(k) for k in _HIT_KEYS},
     )
 
 
@@ -68,12 +76,15 @@ class PdfService:
         found = search.search(TextQuery(values["query"]))  # the one engine call
         if not found.exists:
             return FindResult(hits=[], message=EMPTY_HINT)
-        hits = [
-            _hit(*stored_text_and_metadata(point.payload or {}), score=point.score)
-            for point in found.hits
-        ]
-        notes = [None if hits else "No page matches these filters.", search.keyword_hint()]
+        hits = [_hit(point) for point in found.hits]
+        notes = [] if hits else ["No page matches these filters.", *self._unknown(values)]
+        notes.append(search.keyword_hint())
         return FindResult(hits=hits, message=" ".join(note for note in notes if note) or None)
+
+    def _unknown(self, values: dict[str, Any]) -> list[str]:
+        """Notes on a document_id no page has (asked only when nothing matched)."""
+        given = {"document_id": ("document_id", values.get("document_id"))}
+        return unknown_value_notes(self.runtime.backend, self.collection, given)
 
     def store(self, params: StoreParams) -> StoreResult:
         from scoperag.server.pdf_notes import store_note  # LlamaIndex: writes only
@@ -128,7 +139,7 @@ class PdfService:
 def _ingest(
     runtime: Runtime, files: list[Path], collection: str, document_id: str | None, progress: Any
 ) -> IngestResult:
-    # imported here: pypdf is a quarter of a second that no search needs (issue 15, start-up)
+    # imported here: pypdf is a quarter of a second of start-up that no search needs
     from scoperag.pipelines.pdf import ingest_pdfs
 
     indexes = pdf_indexes(runtime.settings)
@@ -139,9 +150,8 @@ def _ingest(
 
 
 def _ingest_result(reports: list[FileReport]) -> IngestResult:
-    files = [{k: v for k, v in vars(report).items() if v not in (None, [])} for report in reports]
     ok = sum(report.ok for report in reports)
-    return IngestResult(files=files, ingested=ok, skipped=len(reports) - ok)
+    return IngestResult(files=file_entries(reports), ingested=ok, skipped=len(reports) - ok)
 
 
 def ingest_paths(

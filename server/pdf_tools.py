@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from scoperag.core.contracts.pdf import PDF_FIELDS, user_fields
 from scoperag.core.param_types import FilePaths, Metadata, Name, Query, StrictParams, Text
 from scoperag.server.data_admin import DeleteReport
+from scoperag.server.ingest_reports import FILES_DESCRIPTION
 from scoperag.server.ingest_tools import run_with_progress
 from scoperag.server.runtime import Runtime
 from scoperag.server.tooling import (
@@ -31,7 +32,11 @@ class FindParams(StrictParams):
 
 class PageHit(BaseModel):
     text: str
-    score: float
+    score: float = Field(
+        description="What the hits are ordered by: meaning and keywords fused (or, for a "
+        "collection without keyword vectors, the cosine similarity)."
+    )
+    similarity: float = Field(description="Cosine similarity of the page text to the query.")
     document_id: str | None = None
     physical_page_index: int | None = None
     page_label: str | None = None
@@ -92,7 +97,7 @@ def _delete_document(runtime: Runtime, params: DeleteDocumentParams) -> DeleteRe
 
 
 class IngestResult(BaseModel):
-    files: list[dict[str, Any]]
+    files: list[dict[str, Any]] = Field(description=FILES_DESCRIPTION)
     ingested: int
     skipped: int
 
@@ -170,7 +175,7 @@ def build(runtime: Runtime) -> LocalProvider:
         return await run_with_progress(
             ctx,
             lambda p: service().ingest(paths, document_id, p),
-            runtime.settings.ingest_deadline_seconds,
+            runtime.settings,
         )
 
     return tools

@@ -14,10 +14,11 @@ from fastmcp.tools import Tool
 from pydantic import BaseModel, ValidationError, create_model
 from pydantic.json_schema import SkipJsonSchema
 
-from scoperag.core.errors import ScoperagError
+from scoperag.core.errors import ScoperagError, as_json
 from scoperag.core.fields import FilterableField
 from scoperag.core.param_types import StrictParams
 from scoperag.server.output_schema import inline_refs, output_schema
+from scoperag.server.tool_names import unknown_tool
 
 # MCP tool annotations; an absent hint means readOnly false, destructive TRUE, idempotent false,
 # openWorld true, so every tool states all four.
@@ -38,7 +39,8 @@ class NoParams(StrictParams):
 
 
 def describe_validation_error(error: ValidationError, declared: Iterable[str] = ()) -> str:
-    """One line per bad parameter: its name, the value given (shortened) and what is accepted.
+    """One line per bad parameter: its name, the value given as JSON (shortened) and what is
+    accepted; a required parameter left out is named as missing.
 
     An undeclared argument is named with the declared parameter it most resembles, if any.
     """
@@ -48,7 +50,10 @@ def describe_validation_error(error: ValidationError, declared: Iterable[str] = 
         if item["type"] == "extra_forbidden":
             lines.append(unknown_argument(name, declared))
             continue
-        given = shorten(item.get("input"))
+        if item["type"] == "missing":
+            lines.append(f"Missing required argument '{name}'.")
+            continue
+        given = as_json(item.get("input"))
         rule = item["msg"] if len(item["msg"]) <= 300 else f"{item['msg'][:300]}..."
         lines.append(f"Invalid value for '{name}': {given}. {rule}.")
     return " ".join(lines)
@@ -75,7 +80,7 @@ def printable(text: str) -> str:
 
 def echo(value: Any) -> Any:
     """A refused value as it can be sent back in JSON: small finite scalars as they are,
-    anything else (long, odd or nested) as a shortened repr."""
+    anything else (long, odd or nested) as shortened JSON text."""
     if value is None or isinstance(value, bool | int):
         return value
     if isinstance(value, float) and math.isfinite(value):
@@ -91,15 +96,13 @@ def unknown_argument(name: str, declared: Iterable[str]) -> str:
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
     hint = f" Did you mean '{close[0]}'?" if close else ""
     accepted = ", ".join(names) or "none"
-    return f"Unknown parameter {shorten(name, 80)}.{hint} Accepted parameters: {accepted}."
+    shown = printable(name if len(name) <= 80 else f"{name[:80]}...")
+    return f"Unknown parameter '{shown}'.{hint} Accepted parameters: {accepted}."
 
 
 def shorten(value: Any, most: int = 200) -> str:
-    """`repr(value)`, cut to `most` characters so a huge argument is never echoed back."""
-    text = repr(value)
-    if len(text) <= most:
-        return text
-    return f"{text[:most]}... ({len(text)} characters)"
+    """`value` as JSON, cut to `most` characters so a huge argument is never echoed back."""
+    return as_json(value, most)
 
 
 def params_model(
@@ -170,7 +173,8 @@ class ModelTool(Tool):
 
 class StrictArgumentsMiddleware(Middleware):
     """Every tool, however declared, refuses arguments it does not declare and says so in its
-    input schema (`additionalProperties: false`).
+    input schema (`additionalProperties: false`); an unknown tool name is refused with the
+    close names of the tools there are.
 
     Looking a tool up walks FastMCP's providers (a tenth of a call's MCP time), so each tool's
     declared parameters are remembered by name once seen: the tool set of a built server is
@@ -191,13 +195,16 @@ class StrictArgumentsMiddleware(Middleware):
         if known is not None and known.issuperset(arguments):
             return await call_next(context)
         if context.fastmcp_context is not None:
-            tool = await context.fastmcp_context.fastmcp.get_tool(name)
-            if tool is not None:
-                declared = tool.parameters.get("properties") or {}
-                self._declared[name] = frozenset(declared)
-                unknown = [key for key in arguments if key not in declared]
-                if unknown:
-                    raise ToolError(" ".join(unknown_argument(key, declared) for key in unknown))
+            server = context.fastmcp_context.fastmcp
+            tool = await server.get_tool(name)
+            if tool is None:
+                listed = await server.list_tools(run_middleware=False)
+                raise ToolError(unknown_tool(name, [t.name for t in listed]))
+            declared = tool.parameters.get("properties") or {}
+            self._declared[name] = frozenset(declared)
+            unknown = [key for key in arguments if key not in declared]
+            if unknown:
+                raise ToolError(" ".join(unknown_argument(key, declared) for key in unknown))
         return await call_next(context)
 
 

@@ -1,5 +1,5 @@
-"""A FastMCP server on `scoperag.server.stdio_pipes`, whose tool prints to stdout: the wire must
-stay clean. Launched by `tests/test_stdio_pipes.py` (`python tests/stdio_chatter.py`)."""
+"""A FastMCP server served as `scoperag serve` serves stdio, whose tool prints to stdout: the wire
+must stay clean. Launched by `tests/test_stdio_transport.py` (`python tests/stdio_chatter.py`)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ import sys
 
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
-import anyio  # noqa: E402
 from fastmcp import FastMCP  # noqa: E402
 
-from scoperag.server.stdio_pipes import serve_stdio  # noqa: E402
+from scoperag.server.terminal import serve_stdio  # noqa: E402
 
 server = FastMCP("chatter")
 
@@ -32,4 +31,4 @@ def echo(text: str) -> str:
 
 
 if __name__ == "__main__":
-    anyio.run(serve_stdio, server)
+    serve_stdio(server)

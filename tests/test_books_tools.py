@@ -159,7 +159,7 @@ async def test_quote_errors_show_no_sentence_past_the_readers_position(
         ({"sentence": 100000}, "Invalid value for 'sentence': 100000. Accepted: 0 to 197"),
         ({"chapter": 9}, "Invalid value for 'chapter': 9. Accepted: chapters 0-3"),
         ({"sentence": -1}, "Invalid value for 'sentence': -1"),
-        ({"quote": "?!"}, "Invalid value for 'quote': '?!'"),
+        ({"quote": "?!"}, "Invalid value for 'quote': \"?!\""),
     ],
 )
 async def test_bad_positions_name_parameter_value_and_accepted(
@@ -172,7 +172,7 @@ async def test_bad_positions_name_parameter_value_and_accepted(
 async def test_unknown_book_lists_the_books(books_runtime: Runtime) -> None:
     for tool, extra in [("get_reading_position", {}), ("search_book", {"query": "x"})]:
         message = await error(books_runtime, tool, book_id="Pride", **extra)
-        assert "Invalid value for 'book_id': 'Pride'. Accepted: pride" in message
+        assert "Invalid value for 'book_id': \"Pride\". Accepted: pride" in message
 
 
 async def test_search_without_a_position_says_to_set_one(books_runtime: Runtime) -> None:
@@ -207,7 +207,7 @@ async def test_search_cuts_the_straddling_chunk_exactly_at_the_position(
         assert later.text not in returned
 
 
-async def test_search_passages_are_within_the_position_in_order_and_once(
+async def test_search_passages_are_within_the_position_best_first_and_once(
     books_runtime: Runtime, book: Book
 ) -> None:
     reader = "order"
@@ -222,10 +222,12 @@ async def test_search_passages_are_within_the_position_in_order_and_once(
     )
     passages = result["passages"]
     assert result["chunks_retrieved"] == 20 and passages
+    scores = [passage["score"] for passage in passages]
+    assert scores == sorted(scores, reverse=True)  # best first
     previous_end = -1
-    for passage in passages:
+    for passage in sorted(passages, key=lambda p: p["pos_start"]):
         first, last = passage["pos_start"], passage["pos_end"]
-        assert previous_end < first <= last <= user_pos  # reading order, no overlap
+        assert previous_end < first <= last <= user_pos  # no overlap
         assert passage["text"] == text_of(book, first, last)  # each sentence once, none later
         assert passage["chapter"] == book.sentences[first].chapter
         previous_end = last

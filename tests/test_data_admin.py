@@ -3,6 +3,8 @@ on every engine, over the bundled samples of each profile."""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 
 import pytest
@@ -76,7 +78,7 @@ def test_listing_counts_every_profile_and_names_the_embedder(stocked: Runtime) -
     ("kind", "name", "profile", "group"),
     [
         ("pdf", "qpdf-page-labels-num-tree", "pdf", "documents"),
-        ("book", "pride", "books", "books"),
+        ("books", "pride", "books", "books"),
         ("tag", "decision", "memory", "tags"),
         ("dnd", "wotc-srd", "dnd", "documents"),
         ("docs", "runbook-search-indexer-00009", "docs", "documents"),
@@ -87,7 +89,7 @@ def test_delete_removes_exactly_what_it_names(
 ) -> None:
     stocked = shared_stock
     before = _groups(stocked)
-    points = planned_deletion(stocked.backend, stocked.settings, kind, name)
+    points = planned_deletion(stocked.backend, stocked.settings, kind, name).points
     report = delete(stocked.backend, stocked.settings, kind, name)
     after = _groups(stocked)
     assert report.points_deleted == points == before[profile][group][name]
@@ -110,13 +112,49 @@ def test_memory_by_hash_and_whole_collection(stocked: Runtime) -> None:
     assert not list_store(backend, settings).profiles[3].exists
 
 
+def test_a_memory_is_deleted_by_a_unique_prefix_of_its_hash(stocked: Runtime) -> None:
+    backend, settings = stocked.backend, stocked.settings
+    stored = sorted(list_store(backend, settings, ["memory"], hashes=True).profiles[0].hashes)
+    assert len(stored) == 5 and all(len(h) == 64 for h in stored)
+    report = delete(backend, settings, "memory", stored[0][:8])
+    assert (report.id, report.points_deleted) == (stored[0], 1)
+    with pytest.raises(ScoperagError, match="No memory .* is stored. Stored: [0-9a-f]{12}, "):
+        delete(backend, settings, "memory", stored[0][:8])
+
+
+def test_an_ambiguous_hash_prefix_names_a_few_matches(stocked: Runtime) -> None:
+    backend, settings = stocked.backend, stocked.settings
+    path = stocked.settings.data_dir / "more.json"  # 17 memories: some share a first digit
+    path.write_text(json.dumps([{"content": f"extra memory {n}"} for n in range(12)]))
+    import_memories(path, backend, stocked.embedder)
+    hashes = sorted(list_store(backend, settings, ["memory"], hashes=True).profiles[0].hashes)
+    prefix = next(p for p in "0123456789abcdef" if sum(h.startswith(p) for h in hashes) > 1)
+    matches = [h for h in hashes if h.startswith(prefix)]
+    with pytest.raises(ScoperagError) as caught:
+        planned_deletion(backend, settings, "memory", prefix)
+    message = str(caught.value)
+    assert message.startswith(f'{len(matches)} memory (content_hash) start with "{prefix}": ')
+    assert matches[0][:12] in message and matches[0] not in message
+    assert message.count(", ") < 5 and "Give more characters" in message
+
+
+@pytest.mark.parametrize(("kind", "name"), [("book", "pride"), ("collection", "memories")])
+def test_older_spellings_and_collection_names_name_a_profile(
+    stocked: Runtime, kind: str, name: str
+) -> None:
+    report = delete(stocked.backend, stocked.settings, kind, name)
+    assert report.points_deleted > 0
+
+
 def test_unknown_names_are_errors_listing_what_exists(shared_stock: Runtime) -> None:
     backend, settings = shared_stock.backend, shared_stock.settings
-    with pytest.raises(ScoperagError, match="No docs document 'nope' is stored. Stored: api-"):
+    with pytest.raises(ScoperagError, match='No docs document "nope" is stored. Stored: api-'):
         delete(backend, settings, "docs", "nope")
-    with pytest.raises(ScoperagError, match="No D&D document 'srd' is stored"):
+    with pytest.raises(ScoperagError, match='No D&D document "srd" is stored'):
         delete(backend, settings, "dnd", "srd")
-    with pytest.raises(ScoperagError, match="'profile': 'nope'. Accepted: pdf, books"):
+    with pytest.raises(
+        ScoperagError, match="'profile': \"nope\". Accepted: pdf, books, .*memories"
+    ):
         delete(backend, settings, "collection", "nope")
     assert backend.count("docs", None) > 0  # nothing was deleted on the way
 
@@ -151,7 +189,25 @@ def test_cli_asks_before_deleting_and_reports_json(make_runtime: Callable[..., R
     done = runner.invoke(cli, ["delete", "tag", "storage", "--yes", "--json"], env=env)
     assert done.exit_code == 0 and '"points_deleted": 2' in done.output
     missing = runner.invoke(cli, ["delete", "tag", "storage", "--yes"], env=env)
-    assert missing.exit_code == 1 and "No memories tagged 'storage' is stored" in missing.output
+    assert missing.exit_code == 1 and 'No memories tagged "storage" is stored' in missing.output
+    hashes = runner.invoke(cli, ["list", "memories", "--hashes"], env=env)
+    assert (
+        hashes.exit_code == 0 and len(re.findall(r"^  [0-9a-f]{12}  \w", hashes.output, re.M)) == 3
+    )
+
+
+def test_each_profile_has_one_name_in_the_commands() -> None:
+    runner = CliRunner()
+    for group in ("ingest", "search"):
+        listing = runner.invoke(cli, [group, "--help"]).output.split("Commands:")[1]
+        assert sorted(line.split()[0] for line in listing.strip().splitlines()) == sorted(
+            ["pdf", "books", "memory", "dnd", "docs"]
+        )
+    usage = runner.invoke(cli, ["delete", "--help"]).output
+    assert "{pdf|books|memory|dnd|docs|tag|collection}" in usage
+    samples = runner.invoke(cli, ["samples"]).output
+    assert "ingest books " in samples and "ingest memory " in samples
+    assert runner.invoke(cli, ["samples", "memories"]).output.strip().endswith("memories.json")
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -148,4 +149,4 @@ def test_invalid_filters_name_field_value_and_rule(
     error = caught.value
     assert (error.parameter, error.value) == (field, arguments[field])
     assert rule in error.accepted
-    assert str(error).startswith(f"Invalid value for '{field}': {arguments[field]!r}.")
+    assert str(error).startswith(f"Invalid value for '{field}': {json.dumps(arguments[field])}.")

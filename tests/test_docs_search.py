@@ -246,6 +246,31 @@ async def test_mixed_time_zones_name_the_same_instant(
         assert await _found(search, updated_after=text) == want
 
 
+@pytest.mark.parametrize(
+    ("name", "value"), [("doc_type", "runbooks"), ("agent_id", "agent-nobody"), ("status", "bogus")]
+)
+async def test_a_value_no_document_has_is_named_with_the_stored_ones(
+    search: Search, corpus: tuple[Runtime, list], name: str, value: str
+) -> None:
+    result = await search({"query": "deployment", name: value})
+    assert result["hits"] == []
+    stored = sorted({record[name] for record in corpus[1]})[0]
+    assert f"Unknown value \"{value}\" in '{name}'; stored: {stored}" in result["message"]
+
+
+@pytest.mark.parametrize(
+    "query", ["what failed and how was it fixed", "deployment", "kafka consumer lag runbook"]
+)
+async def test_hits_come_in_the_order_of_their_scores_with_the_cosine_beside(
+    search: Search, query: str
+) -> None:
+    hits = (await search({"query": query, "top_k": TOP}))["hits"]
+    assert len(hits) > 5
+    scores = [hit["score"] for hit in hits]
+    assert scores == sorted(scores, reverse=True)
+    assert all(-1.0 <= hit["similarity"] <= 1.0 for hit in hits)
+
+
 async def test_hits_carry_text_score_and_the_contract_fields(
     search: Search, corpus: tuple[Runtime, list]
 ) -> None:
@@ -296,7 +321,7 @@ async def test_invalid_values_are_refused_alike(
     assert body["contract"] == "docs_search_filters/v1"
     assert (body["field"], body["value"]) == (field, value)
     assert rule in body["rule"]
-    assert field in body["message"] and repr(value) in body["message"]
+    assert field in body["message"] and json.dumps(value) in body["message"]
     with pytest.raises(Refused) as over_mcp:
         await _via_mcp(mcp, call)
     assert over_mcp.value.message == body["message"]

@@ -57,6 +57,15 @@ def test_healthz_is_open_and_everything_else_needs_the_token(http: httpx.Client)
     assert http.get("/openapi.json", headers=AUTH).status_code == 200
 
 
+def test_the_bearer_scheme_is_case_insensitive(http: httpx.Client) -> None:
+    """Defect: `Authorization: bearer <token>` was refused (the scheme is case-insensitive)."""
+    for scheme in ("bearer", "BEARER", "bEaReR"):
+        headers = {"authorization": f"{scheme} {TOKEN}"}
+        assert http.get("/openapi.json", headers=headers).status_code == 200, scheme
+    for wrong in (f"Basic {TOKEN}", f"Bearer{TOKEN}", f"bearer {TOKEN}x"):
+        assert http.get("/openapi.json", headers={"authorization": wrong}).status_code == 401
+
+
 async def test_an_mcp_client_with_the_token_gets_in(base_url: str) -> None:
     transport = StreamableHttpTransport(f"{base_url}/mcp", headers=AUTH)
     async with Client(transport) as client:

@@ -1,5 +1,6 @@
 """MCP ingest reads only regular files below SCOPERAG_ALLOWED_DIRS, within a file cap and a
-deadline, and stops when its client abandons the call."""
+deadline, stops when its client abandons the call, and reads what it checked: a folder swapped
+for a link after the check is refused."""
 
 from __future__ import annotations
 
@@ -13,6 +14,11 @@ import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
+from scoperag.core.errors import ScoperagError
+from scoperag.core.ingest_limits import IngestLimits, ingest_limits
+from scoperag.core.paths import files_to_ingest, regular_file
+from scoperag.pipelines.memories import import_memories
+from scoperag.pipelines.pdf import ingest_pdfs
 from scoperag.server.app import build_server
 from scoperag.server.runtime import Runtime
 
@@ -103,3 +109,52 @@ async def test_an_abandoned_call_stops_before_its_next_file(
         group.start_soon(call)
     # The next call waits for the abandoned one to wind down (calls are serialised).
     assert len(await _documents(runtime)) <= 2
+
+
+def _swap_for_link(folder: Path, target: Path) -> None:
+    """Replace `folder` by a link to `target` (as another process could between two steps)."""
+    folder.rename(folder.with_name(folder.name + "-old"))
+    folder.symlink_to(target, target_is_directory=True)
+
+
+def test_a_folder_swapped_for_a_link_after_the_check_is_refused(
+    make_runtime: Callable[..., Runtime], allowed: Path, tmp_path: Path
+) -> None:
+    """Regression: paths were checked once and opened later by name, so a folder replaced by
+    a link to a folder outside was read and reported under the allowed path."""
+    (allowed / "swap").mkdir()
+    shutil.copy(allowed / PDF, allowed / "swap" / "doc.pdf")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.copy(allowed / PDF, outside / "doc.pdf")
+    runtime = make_runtime(profiles=["pdf"], allowed_dirs=[allowed])
+    files = files_to_ingest([str(allowed / "swap")], [allowed], ".pdf", 10)
+    _swap_for_link(allowed / "swap", outside)
+    backend, embedder = runtime.backend, runtime.embedder
+    with ingest_limits(IngestLimits.of(runtime.settings, [allowed])):
+        [report] = ingest_pdfs(files, backend, embedder, runtime.settings.pdf_collection)
+    assert report.path == str(allowed / "swap" / "doc.pdf")
+    assert report.error and f"doc.pdf: skipped, its part 'swap' below {allowed} is a link" in (
+        report.error
+    )
+    assert not backend.collection_exists(runtime.settings.pdf_collection)
+
+
+def test_a_file_whose_folder_became_a_link_is_not_imported(
+    make_runtime: Callable[..., Runtime], allowed: Path, tmp_path: Path
+) -> None:
+    (allowed / "notes").mkdir()
+    (allowed / "notes" / "memories.json").write_text('[{"content": "inside"}]')
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "memories.json").write_text('[{"content": "outside"}]')
+    runtime = make_runtime(profiles=["memory"], allowed_dirs=[allowed])
+    file = regular_file(str(allowed / "notes" / "memories.json"), [allowed])
+    _swap_for_link(allowed / "notes", outside)
+    with (
+        ingest_limits(IngestLimits.of(runtime.settings, [allowed])),
+        pytest.raises(
+            ScoperagError, match=r"notes/memories\.json: not read, its part 'notes' below"
+        ),
+    ):
+        import_memories(file, runtime.backend, runtime.embedder)

@@ -195,7 +195,8 @@ def test_a_book_search_gives_the_passages_of_the_llamaindex_pipeline(
 ) -> None:
     """`search_book`'s lean path cuts and merges exactly as `SpoilerSafeRetriever` +
     `SpoilerTruncation` + `SentenceDedup` do: the same passages (text, score, positions,
-    chapter) and the same counts, at positions from the title page to past the book's end."""
+    chapter; the tool lists them best first) and the same counts, at positions from the title
+    page to past the book's end."""
     runtime = Runtime(Settings(data_dir=sample_store, backend="edge"), embedder=embedder)
     service = BookService(runtime)
     user_pos = min(user_pos, service.lookup.sentence_count("pp") - 1)
@@ -217,7 +218,7 @@ def test_a_book_search_gives_the_passages_of_the_llamaindex_pipeline(
                 *(found.node.metadata[key] for key in ("pos_start", "pos_end", "chapter")),
                 found.node.metadata["chapter_title"],
             )
-            for found in merged
+            for found in sorted(merged, key=lambda found: -(found.score or 0.0))
         ]
         got = [
             (p.text, p.score, p.pos_start, p.pos_end, p.chapter, p.chapter_title)

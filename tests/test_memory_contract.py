@@ -67,7 +67,7 @@ def test_a_day_not_in_yyyy_mm_dd_is_a_clear_error(bad: str) -> None:
     with pytest.raises(InvalidParameterError) as error:
         parse_day(bad, "start_date")
     assert "'start_date'" in str(error.value)
-    assert repr(bad) in str(error.value)
+    assert json.dumps(bad) in str(error.value)
     assert "YYYY-MM-DD" in str(error.value)
 
 

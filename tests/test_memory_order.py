@@ -82,10 +82,32 @@ async def test_memories_stored_without_an_order_key_get_one(
         runtime.backend.set_payload(COLLECTION, record.id, {ORDER_KEY: None})
     pages = await _pages(runtime, 4, mode="faceted", tags="old")
     assert sorted(pages) == sorted(memory.content_hash for memory in memories)
-    assert backfill_order(runtime.backend) == 0
+    assert backfill_order(runtime.backend, runtime.settings.data_dir) == 0
     keys = [(r.payload or {})[ORDER_KEY] for r in runtime.backend.scroll(COLLECTION, None, 100)]
     base = order_base(memories[0].created_at_ts)
     assert len(set(keys)) == 9 and all(base <= key < base + SLOTS for key in keys)
+
+
+def test_a_memory_of_the_millisecond_before_a_stored_one_takes_its_first_slot(
+    make_runtime: Callable[..., Runtime],
+) -> None:
+    """Regression: keys (about 5.8e16) were bounded through a float range whose spacing there
+    is 8, so the next millisecond's first key counted as taken and the write was refused with
+    "More than 32768 memories have the creation time ..."."""
+    runtime = make_runtime(profiles=["memory"])
+    later = make_memory("Written a millisecond later.", None, None, "2026-03-01T12:00:00.001Z")
+    earlier = make_memory("Written a millisecond earlier.", None, None, "2026-03-01T12:00:00Z")
+    for memory in (later, earlier, later):
+        store_memories(
+            runtime.backend, runtime.embedder, [memory], data_dir=runtime.settings.data_dir
+        )
+    base = order_base(earlier.created_at_ts)
+    order = models.OrderBy(key=ORDER_KEY, direction=models.Direction.DESC)
+    keys = [
+        (r.payload or {})[ORDER_KEY]
+        for r in runtime.backend.scroll(COLLECTION, None, 9, order_by=order)
+    ]
+    assert keys == [base + SLOTS, base]
 
 
 def test_bad_memories_in_a_file_are_reported_by_position_and_the_rest_stored(

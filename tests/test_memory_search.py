@@ -204,8 +204,8 @@ async def test_with_a_query_faceted_results_are_ranked_and_filtered(
         min_similarity=0.6,
         **FACETED,
     )
-    scores = [row["score"] for row in result["memories"]]
-    assert result["order"] == "relevance" and min(scores) >= 0.6
+    similarities = [row["similarity"] for row in result["memories"]]
+    assert result["order"] == "relevance" and min(similarities) >= 0.6
     assert hashes(result["memories"]) <= expected(memories, lambda m: m.memory_type == "bug-fix")
     assert "bench:bugfix-5" in result["memories"][0]["tags"]
 
@@ -218,8 +218,8 @@ async def test_min_similarity_cuts_the_ranked_list_and_says_what_it_hid(memory_s
     strict = await search(
         memory_server, query="database locked errors", min_similarity=0.7, page_size=100
     )
-    above = [row for row in loose["memories"] if row["score"] >= 0.7]
-    below = [row["score"] for row in loose["memories"] if row["score"] < 0.7]
+    above = [row for row in loose["memories"] if row["similarity"] >= 0.7]
+    below = [row["similarity"] for row in loose["memories"] if row["similarity"] < 0.7]
     assert 0 < strict["total"] == len(above) < loose["total"] == len(loose["memories"])
     assert hashes(strict["memories"]) == hashes(above)
     assert f"hid {len(below)} more matching memories" in strict["note"]
@@ -227,14 +227,24 @@ async def test_min_similarity_cuts_the_ranked_list_and_says_what_it_hid(memory_s
     assert loose.get("note") is None
 
 
-async def test_scores_are_relevance_one_plus_cosine_over_two(memory_server, embedder) -> None:
-    """Regression (issue 14): min_similarity 0.6 was applied to raw cosine, the peer's 0.8."""
+async def test_similarity_is_relevance_one_plus_cosine_over_two(memory_server, embedder) -> None:
+    """min_similarity applies to the relevance (1 + cosine) / 2, the peer's scale."""
     result = await search(memory_server, query="Why do I get database locked errors?")
     top = result["memories"][0]
     query, text = embedder.embed_query("Why do I get database locked errors?"), top["content"]
     cosine = sum(a * b for a, b in zip(query, embedder.embed_texts([text])[0], strict=True))
-    assert top["score"] == pytest.approx((1 + cosine) / 2, abs=1e-3)
-    assert min(row["score"] for row in result["memories"]) >= 0.6
+    assert top["similarity"] == pytest.approx((1 + cosine) / 2, abs=1e-3)
+    assert min(row["similarity"] for row in result["memories"]) >= 0.6
+
+
+@pytest.mark.parametrize(
+    "query", ["Why do I get database locked errors?", "bugfix", "release checklist", "qdrant"]
+)
+async def test_ranked_memories_come_in_the_order_of_their_scores(memory_server, query) -> None:
+    rows = (await search(memory_server, query=query, min_similarity=0.0, page_size=50))["memories"]
+    assert len(rows) > 5
+    scores = [row["score"] for row in rows]
+    assert scores == sorted(scores, reverse=True)
 
 
 async def test_keywords_lift_an_exact_term_match_into_the_top_five(memory_server) -> None:
@@ -315,11 +325,33 @@ async def test_an_empty_tag_list_matches_nothing_and_says_why(memory_server) -> 
 
 
 @pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        ({"tags": ["nosuchtag"], "mode": "tag"}, "Unknown value [\"nosuchtag\"] in 'tags'"),
+        ({"memory_type": "bogus", "mode": "faceted"}, "Unknown value \"bogus\" in 'memory_type'"),
+        ({"query": "locks", "memory_type": "bogus"}, "in 'memory_type'; stored: "),
+    ],
+)
+async def test_a_value_no_memory_has_is_named_with_the_stored_ones(
+    memory_server, memories, arguments, named
+) -> None:
+    result = await search(memory_server, **arguments)
+    assert result["total"] == 0 and named in result["note"]
+    stored = sorted({m.memory_type for m in memories} if "memory_type" in arguments else set())
+    assert all(kind in result["note"] for kind in stored[:3])
+
+
+async def test_a_stored_tag_that_matches_nothing_here_adds_no_note(memory_server) -> None:
+    real = await search(memory_server, tags=["bench:bugfix-5"], end_date="1990-01-01", mode="tag")
+    assert real["total"] == 0 and "Unknown value" not in (real.get("note") or "")
+
+
+@pytest.mark.parametrize(
     ("arguments", "words"),
     [
-        ({"start_date": "2026/03/01"}, ["'start_date'", "'2026/03/01'", "YYYY-MM-DD"]),
-        ({"end_date": "March 1"}, ["'end_date'", "'March 1'", "YYYY-MM-DD"]),
-        ({"mode": "semantic"}, ["'mode'", "'semantic'", "'hybrid'", "'tag'", "'faceted'"]),
+        ({"start_date": "2026/03/01"}, ["'start_date'", '"2026/03/01"', "YYYY-MM-DD"]),
+        ({"end_date": "March 1"}, ["'end_date'", '"March 1"', "YYYY-MM-DD"]),
+        ({"mode": "semantic"}, ["'mode'", '"semantic"', "'hybrid'", "'tag'", "'faceted'"]),
         ({"page": 0}, ["'page'", "0", "greater than or equal to 1"]),
         ({"page_size": 0}, ["'page_size'", "0", "greater than or equal to 1"]),
         ({"page_size": 101}, ["'page_size'", "101", "less than or equal to 100"]),

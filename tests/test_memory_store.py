@@ -83,7 +83,7 @@ async def test_tools_on_an_empty_store_say_how_to_fill_it(
 @pytest.mark.parametrize(
     ("tool", "arguments", "words"),
     [
-        ("delete_memory", {"content_hash": "abc"}, ["'content_hash'", "'abc'", "sha256"]),
+        ("delete_memory", {"content_hash": "abc"}, ["'content_hash'", '"abc"', "sha256"]),
         ("store_memory", {"content": ""}, ["'content'", "at least 1 character"]),
         ("store_memory", {"content": "   "}, ["'content'", "non-empty"]),
         ("store_memory", {"content": "x", "tags": 5}, ["'tags", "5"]),

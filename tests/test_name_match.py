@@ -68,6 +68,20 @@ def test_names_containing_the_query_come_before_close_spellings() -> None:
     ]
 
 
+@pytest.mark.parametrize("query", ["dragon", "fire", "a", "plate armor", "drag"])
+def test_matches_come_in_the_order_of_their_scores(query: str) -> None:
+    """The tiers (near-exact, word-start partial, other partial, fuzzy) order the matches
+    before similarity does; the score says so, the similarity stays beside it."""
+    names = {name: 1 for name in ["Adult Red Dragon", "Drakon", "Dragon Turtle", "Fireball"]}
+    names |= {name: 1 for name in ["Wildfire", "Plate", "Plate Armor of Etherealness", "Mage"]}
+    found = match_names(query, names)
+    assert found
+    scores = [match.score for match in found]
+    assert scores == sorted(scores, reverse=True) and all(0 < s <= 1 for s in scores)
+    for match in found:
+        assert match.similarity == pytest.approx(similarity(query, normalise(match.name)))
+
+
 def test_exact_matches_stand_alone_and_counts_are_kept() -> None:
     found = match_names("Fireball", NAMES)
     assert [(f.name, f.count, f.score) for f in found] == [("Fireball", 2, 1.0)]

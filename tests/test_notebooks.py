@@ -3,6 +3,7 @@ outputs (tables and charts visible without running it)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -41,3 +42,17 @@ def test_notebook_is_committed_with_outputs(path: Path) -> None:
     assert not [output for output in outputs if output["output_type"] == "error"]
     if path.stem == "books":  # the chart is there
         assert any("image/png" in output.get("data", {}) for output in outputs)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_uses_only_the_public_python_api(path: Path) -> None:
+    """A notebook is what a user writes: `import scoperag` and its public names, nothing from
+    the package's modules."""
+    import scoperag
+
+    notebook = nbformat.read(path, as_version=4)
+    source = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    assert "import scoperag" in source
+    assert not re.findall(r"(?:from|import) scoperag\.\w+", source)
+    used = set(re.findall(r"\bscoperag\.(\w+)", source))
+    assert used <= set(scoperag.__all__), used - set(scoperag.__all__)

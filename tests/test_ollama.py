@@ -7,9 +7,10 @@ of the real MiniLM model. A closed port on 127.0.0.1 gives a real refused connec
 from __future__ import annotations
 
 import json
+import math
 import re
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,9 @@ from scoperag.server.cli import cli
 from scoperag.server.runtime import Runtime
 
 REPO = Path(__file__).resolve().parents[1]
-MODEL = "all-minilm"  # Ollama's name for all-MiniLM-L6-v2
+MODEL = "all-minilm"  # Ollama's name for all-MiniLM-L6-v2, the light choice
+DEFAULT_MODEL = "hf.co/CompendiumLabs/bge-base-en-v1.5-gguf:Q8_0"  # BAAI/bge-base-en-v1.5
+Embed = Callable[[list[str]], list[list[float]]]
 
 
 @pytest.fixture(scope="module")
@@ -98,18 +101,29 @@ def test_a_model_that_is_not_pulled_says_the_pull_command(
     assert "`ollama pull nomic-embed-text`" in message and standin.base_url in message
 
 
-def test_the_default_model_is_the_one_the_docs_pull(
-    standin: OllamaStandIn, embedder: Embedder, tmp_path: Path
+def _wider(embed: Embed) -> Embed:
+    """768-d unit vectors (each MiniLM vector twice, scaled): a stand-in for bge-base-en-v1.5."""
+    return lambda texts: [[value / math.sqrt(2) for value in v + v] for v in embed(texts)]
+
+
+def test_the_default_model_is_bge_base_and_the_one_the_docs_pull(
+    embedder: Embedder, tmp_path: Path
 ) -> None:
-    """Regression: the default Ollama model (BAAI/bge-base-en-v1.5) was not an Ollama name and
-    differed from the `ollama pull` in the README, docs/books.md and docker-compose.yml."""
-    settings = ollama_settings(tmp_path, standin.base_url, embed_model=None)
-    assert settings.effective_embed_model == MODEL
-    expected = embedder.embed_texts(["Longbourn"])[0]
-    assert Embedder(settings).embed_query("Longbourn") == pytest.approx(expected, abs=1e-6)
+    """The default is bge-base-en-v1.5 under the name `ollama pull` takes (768-d vectors, which
+    the collection records); the docs and the compose file pull it, or the light `all-minilm`."""
+    settings = ollama_settings(tmp_path, "http://unused", embed_model=None)
+    assert settings.effective_embed_model == DEFAULT_MODEL
+    with OllamaStandIn({DEFAULT_MODEL: _wider(embedder.embed_texts)}) as server:
+        default = Embedder(ollama_settings(tmp_path, server.base_url, embed_model=None))
+        assert default.info.model_dump() == {
+            "provider": "ollama",
+            "model": DEFAULT_MODEL,
+            "dimension": 768,
+        }
+        assert server.requests[-1]["model"] == DEFAULT_MODEL
     for doc in ["README.md", "docs/books.md", "docker-compose.yml"]:
         pulls = set(re.findall(r"ollama pull ([a-z][\w.:/-]*)", (REPO / doc).read_text()))
-        assert pulls == {MODEL}, (doc, pulls)
+        assert DEFAULT_MODEL in pulls and pulls <= {DEFAULT_MODEL, MODEL}, (doc, pulls)
 
 
 def test_a_refused_connection_says_ollama_is_unreachable(tmp_path: Path) -> None:

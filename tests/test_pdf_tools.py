@@ -149,7 +149,7 @@ async def test_hits_say_where_they_come_from(pdf_runtime: Runtime) -> None:
     for hit in result["hits"]:
         assert hit["document_id"] in DOCS and hit["source"] == DOCS[hit["document_id"]]
         assert isinstance(hit["physical_page_index"], int) and isinstance(hit["page_label"], str)
-        assert hit["text"] and 0 < hit["score"] <= 1
+        assert hit["text"] and 0 < hit["similarity"] <= 1
 
 
 async def test_the_computed_label_is_the_one_stored(pdf_runtime: Runtime) -> None:
@@ -198,6 +198,28 @@ async def test_what_does_not_exist_is_an_empty_result(
 ) -> None:
     result = await find(pdf_runtime, **arguments)
     assert result["hits"] == [] and result["message"]
+
+
+@pytest.mark.parametrize("query", ["encryption password", "page labels", "linearize", "qpdf"])
+async def test_hits_come_in_the_order_of_their_scores_with_the_cosine_beside(
+    pdf_runtime: Runtime, query: str
+) -> None:
+    hits = (await find(pdf_runtime, query=query, limit=20))["hits"]
+    assert len(hits) == 20
+    scores = [hit["score"] for hit in hits]
+    assert scores == sorted(scores, reverse=True)
+    assert all(-1.0 <= hit["similarity"] <= 1.0 for hit in hits)
+
+
+async def test_an_unknown_document_id_is_named_with_the_stored_ones(pdf_runtime: Runtime) -> None:
+    result = await find(pdf_runtime, query="encryption", document_id="qpdf-manual")
+    assert result["hits"] == []
+    assert "Unknown value \"qpdf-manual\" in 'document_id'; stored: " in result["message"]
+    assert "qpdf-manual-5.1.3" in result["message"]
+    known = await find(
+        pdf_runtime, query="encryption", document_id="qpdf-manual-5.1.3", page_label="no-such"
+    )
+    assert known["hits"] == [] and "Unknown value" not in known["message"]
 
 
 async def test_list_documents_gives_ids_page_counts_and_label_ranges(pdf_runtime: Runtime) -> None:

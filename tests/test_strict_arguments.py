@@ -187,3 +187,28 @@ async def test_the_last_day_python_can_hold_is_a_valid_end_date(
                 {"mode": mode, "tags": ["t"], "start_date": "0001-01-01", "end_date": "9999-12-31"},
             )
             assert "dated note" in result.content[0].text
+
+
+async def test_an_unknown_tool_name_suggests_the_close_one(client: Client) -> None:
+    message = await refusal(client, "qdrant_find", {"query": "q"})
+    assert message.startswith("Unknown tool 'qdrant_find'; did you mean 'qdrant-find'?")
+    assert "search_dnd_content" in message  # the tools there are
+
+
+async def test_a_missing_argument_is_named_as_missing(client: Client) -> None:
+    message = await refusal(client, "qdrant-find", {"document_id": "qpdf-manual-5.1.3"})
+    assert message == "Missing required argument 'query'."
+
+
+@pytest.mark.parametrize(
+    ("arguments", "shown"),
+    [
+        ({"query": None}, "Invalid value for 'query': null."),
+        ({"query": "q", "limit": "many"}, "Invalid value for 'limit': \"many\"."),
+        ({"query": "q", "document_id": ["a"]}, "Invalid value for 'document_id': [\"a\"]."),
+    ],
+)
+async def test_a_refused_value_is_shown_as_json(
+    client: Client, arguments: dict, shown: str
+) -> None:
+    assert (await refusal(client, "qdrant-find", arguments)).startswith(shown)

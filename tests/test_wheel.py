@@ -1,16 +1,16 @@
 """The non-editable wheel, installed into a fresh venv and run from a foreign directory.
 
-Regression (issue 11): an install put five generic top-level modules (`core`, `server`, ...) into
-site-packages, so a folder with its own `core/` broke scoperag; `demo` wrote into the user's
-store; nothing listed or deleted data. Here the wheel must hold `scoperag` alone, and `demo`,
-`serve` (tools/list over stdio) and `list`/`delete` on every profile's bundled sample must work
-from the installed package without the checkout.
+The wheel holds `scoperag` alone (generic top-level modules such as `core` or `server` would
+clash with a user's own folders), its install pulls no PyTorch, and `demo` (in a throwaway
+store), `serve` (tools/list over stdio) and `list`/`delete` on every profile's bundled sample
+work from the installed package without the checkout.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
+
+from scoperag.core.packaged_model import MODEL_DISTRIBUTION
 
 REPO = Path(__file__).resolve().parents[1]
 INSTALL_SECONDS = 600  # a cold install on a busy 2-core machine; it takes about 2 minutes
@@ -53,12 +55,12 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh venv with torch's CPU build (from pip's configured sources) and the wheel."""
+    """A fresh venv with the wheel and its dependencies, installed as a user would."""
     root = tmp_path_factory.mktemp("venv")
     subprocess.run([sys.executable, "-m", "venv", str(root)], check=True)
     started = time.monotonic()
     subprocess.run(
-        [str(root / "bin" / "pip"), "install", "-q", "torch==2.13.0", str(wheel)],
+        [str(root / "bin" / "pip"), "install", "-q", str(wheel)],
         check=True,
         capture_output=True,
         timeout=INSTALL_SECONDS,
@@ -107,6 +109,41 @@ def test_wheel_holds_scoperag_alone_with_samples_and_license(wheel: Path) -> Non
         assert samples + sample in names
     assert "scoperag-0.1.0.dist-info/licenses/LICENSE" in names
     assert not [name for name in names if "/evals/" in name or "/tests/" in name]
+
+
+# the machine-learning stack the onnxruntime encoder makes unnecessary
+HEAVY = {"torch", "sentence-transformers", "transformers", "scipy", "scikit-learn"}
+
+
+def _requirement_name(requirement: str) -> str:
+    return re.split(r"[\s;<>=!~\[(]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
+def test_wheel_requires_the_model_files_and_no_pytorch(wheel: Path) -> None:
+    """The model comes from a dependency-free wheel of its files; nothing required (the test
+    extra included) is PyTorch or a library built on it."""
+    metadata = zipfile.ZipFile(wheel).read("scoperag-0.1.0.dist-info/METADATA").decode()
+    required = {
+        _requirement_name(line.removeprefix("Requires-Dist: "))
+        for line in metadata.splitlines()
+        if line.startswith("Requires-Dist: ")
+    }
+    assert MODEL_DISTRIBUTION in required
+    assert {"onnxruntime", "tokenizers", "pytest"} <= required
+    assert not required & HEAVY
+
+
+def test_install_pulls_no_pytorch(venv: Path) -> None:
+    """Every distribution the install brought (dependencies of dependencies too)."""
+    listed = subprocess.run(
+        [str(venv / "bin" / "pip"), "list", "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    installed = {item["name"].lower().replace("_", "-") for item in json.loads(listed.stdout)}
+    assert {"scoperag", MODEL_DISTRIBUTION, "onnxruntime"} <= installed
+    assert not installed & HEAVY
 
 
 def test_demo_runs_in_a_throwaway_store(venv: Path, home: Path, tmp_path: Path) -> None:

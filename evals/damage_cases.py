@@ -1,0 +1,68 @@
+"""Kinds of damage to a collection's files, applied to a small Qdrant Edge store: shared by
+tests/test_store_check.py and evals/faults.py."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from qdrant_client import models
+
+from scoperag.core.backend import DENSE_VECTOR
+from scoperag.core.edge_backend import EdgeBackend
+
+DIMENSION = 8
+QUERY = [1.0] * DIMENSION
+
+
+def build_store(root: Path) -> None:
+    """Collections `damaged` and `intact`, 50 points each."""
+    rnd = random.Random(0)
+    backend = EdgeBackend.open(root)
+    for name in ("damaged", "intact"):
+        backend.create_collection(name, DIMENSION, {})
+        backend.upsert_points(
+            name,
+            [
+                models.PointStruct(
+                    id=i,
+                    vector={DENSE_VECTOR: [rnd.uniform(-1, 1) for _ in range(DIMENSION)]},
+                    payload={"text": f"point number {i}", "n": i},
+                )
+                for i in range(50)
+            ],
+        )
+    backend.close()
+
+
+def segment(root: Path) -> Path:
+    return next(path for path in (root / "damaged/shard/segments").iterdir() if path.is_dir())
+
+
+def overwrite(path: Path, data: bytes) -> None:
+    with path.open("r+b") as handle:
+        handle.write(data)
+
+
+DAMAGE: dict[str, Callable[[Path], None]] = {
+    "collection.json not UTF-8": lambda root: (root / "damaged/collection.json").write_bytes(
+        b"\x00" * 8 + b"\xff\xfe"
+    ),
+    "collection.json cut short": lambda root: (root / "damaged/collection.json").write_text(
+        '{"dimension": 8, "meta'
+    ),
+    "segment folders deleted": lambda root: shutil.rmtree(segment(root)),
+    "version.info garbage": lambda root: (segment(root) / "version.info").write_bytes(b"\xff\x00"),
+    "segment.json cut short": lambda root: (segment(root) / "segment.json").write_text('{"v'),
+    "dense vectors garbage": lambda root: overwrite(
+        segment(root) / "vector_storage-text-dense/vectors/chunk_0.mmap", b"\x7f" * 50 * 4 * 8
+    ),
+    "payload page garbage": lambda root: overwrite(
+        segment(root) / "payload_storage/page_0.dat", random.Random(1).randbytes(1 << 16)
+    ),
+    "dimension changed": lambda root: (root / "damaged/collection.json").write_text(
+        (root / "damaged/collection.json").read_text().replace('"dimension": 8', '"dimension": 9')
+    ),
+}

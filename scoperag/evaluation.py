@@ -1,0 +1,171 @@
+"""Retrieval quality of a user's own questions: hit@k, recall@k and MRR per tool and overall.
+
+A question file is JSONL, one question a line: the tool, its arguments, and the payload values
+a relevant hit has (`{"tool": "qdrant-find", "arguments": {"query": "...", "document_id": "x"},
+"relevant": [{"physical_page_index": 5}]}`). A hit is relevant to an entry when it has every
+key of the entry with that value (or, for a list such as `tags`, among its values). A question
+with `"relevant": []` expects nothing: it counts as a false positive when anything is found.
+The scores are LlamaIndex's retrieval metrics over the first k hits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from scoperag.core.errors import InvalidParameterError, ScoperagError
+from scoperag.retrieval import hit_list, hit_payload
+
+Call = Callable[..., Any]
+
+
+class Question(BaseModel, extra="forbid"):
+    tool: str = Field(description="The MCP tool to ask, e.g. qdrant-find.")
+    arguments: dict[str, Any] = Field(description="Its arguments.")
+    relevant: list[dict[str, Any]] = Field(
+        description="Payload values of the relevant hits; [] when nothing should be found."
+    )
+    id: str | None = Field(default=None, description="A name to report the question by.")
+
+
+class QuestionScore(BaseModel):
+    line: int
+    id: str | None
+    tool: str
+    query: str | None
+    hit: float = Field(description="1 if a relevant hit is among the first k, else 0.")
+    recall: float = Field(description="Share of the relevant entries found in the first k.")
+    mrr: float = Field(description="1 / rank of the first relevant hit (0 if none).")
+    relevant: int = Field(description="Relevant entries the question names (0: a negative).")
+    hits: int = Field(description="Hits returned (at most k counted).")
+    sentences_past_position: int | None = Field(
+        default=None, description="search_book: sentences returned past the reader's position."
+    )
+
+
+class Figures(BaseModel):
+    tool: str = Field(description="A tool name, or 'overall'.")
+    questions: int = Field(description="Questions that expect something.")
+    hit_rate: float
+    recall: float
+    mrr: float
+    negatives: int = Field(default=0, description="Questions that expect nothing.")
+    false_positives: int = Field(default=0, description="Negatives that returned hits.")
+    sentences_past_position: int | None = None
+
+
+class EvalReport(BaseModel):
+    k: int
+    overall: Figures
+    tools: list[Figures]
+    missed: list[QuestionScore] = Field(description="Questions without a relevant hit in k.")
+    scores: list[QuestionScore]
+
+
+def read_questions(path: Path) -> list[tuple[int, Question]]:
+    """The questions of a JSONL file with their line numbers; a bad line is an error naming it."""
+    questions = []
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                questions.append((number, Question.model_validate_json(line)))
+            except ValidationError as exc:
+                raise ScoperagError(f"{path}, line {number}: not a question: {exc}") from None
+    if not questions:
+        raise ScoperagError(f"{path}: no questions (one JSON object a line)")
+    return questions
+
+
+def matches(payload: dict[str, Any], entry: dict[str, Any]) -> bool:
+    """The hit has every key of `entry` with its value (a list value: among its items)."""
+    for key, wanted in entry.items():
+        value = payload.get(key)
+        if value != wanted and not (isinstance(value, list) and wanted in value):
+            return False
+    return True
+
+
+def _past_position(result: Any) -> int | None:
+    """Sentences of a `search_book` result's passages after its `user_pos` (None elsewhere)."""
+    user_pos = getattr(result, "user_pos", None)
+    passages = getattr(result, "passages", None)
+    if user_pos is None or passages is None:
+        return None
+    return sum(max(0, p.pos_end - max(p.pos_start, user_pos + 1) + 1) for p in passages)
+
+
+def score(line: int, question: Question, result: Any, k: int) -> QuestionScore:
+    """One question's figures from the tool's result (LlamaIndex's HitRate, Recall, MRR)."""
+    from llama_index.core.evaluation.retrieval.metrics import MRR, HitRate, Recall
+
+    payloads = [hit_payload(hit) for hit in hit_list(result)[:k]]
+    # each hit's id: the first relevant entry it matches, else its own rank
+    retrieved = [
+        next((f"relevant-{i}" for i, e in enumerate(question.relevant) if matches(p, e)), f"#{r}")
+        for r, p in enumerate(payloads)
+    ]
+    expected = [f"relevant-{i}" for i in range(len(question.relevant))]
+    figures = {"hit": 0.0, "recall": 0.0, "mrr": 0.0}
+    if expected and retrieved:
+        ids = {"expected_ids": expected, "retrieved_ids": retrieved}
+        figures = {
+            "hit": HitRate().compute(**ids).score,
+            "recall": Recall().compute(**ids).score,
+            "mrr": MRR().compute(**ids).score,
+        }
+    return QuestionScore(
+        line=line,
+        id=question.id,
+        tool=question.tool,
+        query=question.arguments.get("query") or question.arguments.get("name"),
+        relevant=len(question.relevant),
+        hits=len(payloads),
+        sentences_past_position=_past_position(result),
+        **figures,
+    )
+
+
+def summarize(tool: str, scores: list[QuestionScore]) -> Figures:
+    """Mean figures over the questions that expect something; negatives counted apart."""
+    positive = [s for s in scores if s.relevant]
+    negatives = [s for s in scores if not s.relevant]
+    count = len(positive) or 1
+    past = [s.sentences_past_position for s in scores if s.sentences_past_position is not None]
+    return Figures(
+        tool=tool,
+        questions=len(positive),
+        hit_rate=sum(s.hit for s in positive) / count,
+        recall=sum(s.recall for s in positive) / count,
+        mrr=sum(s.mrr for s in positive) / count,
+        negatives=len(negatives),
+        false_positives=sum(bool(s.hits) for s in negatives),
+        sentences_past_position=sum(past) if past else None,
+    )
+
+
+def evaluate(call: Call, path: Path, k: int = 5) -> EvalReport:
+    """Ask every question of `path` with `call(tool, **arguments)` and score the first k hits."""
+    if k < 1:
+        raise InvalidParameterError("k", k, "an integer of at least 1")
+    scores = []
+    for line, question in read_questions(path):
+        try:
+            result = call(question.tool, **question.arguments)
+        except ScoperagError as exc:
+            raise ScoperagError(f"{path}, line {line}: {question.tool}: {exc}") from None
+        scores.append(score(line, question, result, k))
+    by_tool: dict[str, list[QuestionScore]] = {}
+    for item in scores:
+        by_tool.setdefault(item.tool, []).append(item)
+    return EvalReport(
+        k=k,
+        overall=summarize("overall", scores),
+        tools=[summarize(tool, items) for tool, items in by_tool.items()],
+        missed=[s for s in scores if s.relevant and not s.hit],
+        scores=scores,
+    )

@@ -1,0 +1,114 @@
+"""Python methods made from MCP tools: the tool's parameters as the signature, its description
+as the docstring, its result model as the return value."""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Callable
+from typing import Any
+
+from fastmcp.tools import Tool
+from pydantic import BaseModel
+
+from scoperag.core.errors import ScoperagError
+
+
+class ToolCallError(ScoperagError):
+    """A tool refused a call or failed: the message is the tool's own, as an MCP client sees it."""
+
+    def __init__(self, tool: str, message: str) -> None:
+        self.tool = tool
+        super().__init__(message)
+
+
+def _declared(tool: Tool) -> list[tuple[str, Any, bool, Any]]:
+    """(name, annotation, required, default) of each parameter, as the tool declares them."""
+    model = getattr(tool, "params_model", None)
+    if isinstance(model, type) and issubclass(model, BaseModel):
+        return [
+            (name, field.annotation, field.is_required(), field.get_default())
+            for name, field in model.model_fields.items()
+        ]
+    properties = tool.parameters.get("properties") or {}
+    function = getattr(tool, "fn", None)
+    if function is None:  # a tool known by its schema alone
+        required = set(tool.parameters.get("required") or ())
+        return [
+            (name, Any, name in required, schema.get("default"))
+            for name, schema in properties.items()
+        ]
+    parameters = inspect.signature(function).parameters.values()
+    return [
+        (p.name, p.annotation, p.default is inspect.Parameter.empty, p.default)
+        for p in parameters
+        if p.name in properties
+    ]
+
+
+def tool_signature(tool: Tool) -> inspect.Signature:
+    """The tool's parameters as a Python signature: required ones first, in declared order."""
+    declared = _declared(tool)
+    ordered = [d for d in declared if d[2]] + [d for d in declared if not d[2]]
+    return inspect.Signature(
+        [
+            inspect.Parameter(
+                name,
+                inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                annotation=annotation,
+                default=inspect.Parameter.empty if required else default,
+            )
+            for name, annotation, required, default in ordered
+        ]
+    )
+
+
+def check_arguments(tool: Tool, arguments: dict[str, Any]) -> None:
+    """Refuse, as the tool would, arguments its parameters do not accept (tools declared by
+    a parameters model; the others check theirs when called)."""
+    from pydantic import ValidationError
+
+    from scoperag.server.tooling import describe_validation_error
+
+    model = getattr(tool, "params_model", None)
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        return
+    try:
+        model.model_validate(arguments)
+    except ValidationError as exc:
+        raise ToolCallError(tool.name, describe_validation_error(exc, model.model_fields)) from None
+
+
+def result_value(tool: Tool, structured: dict[str, Any] | None) -> Any:
+    """A tool's structured result as its result model (a dict where the tool declares none)."""
+    model = tool.return_type
+    if isinstance(model, type) and issubclass(model, BaseModel) and structured is not None:
+        return model.model_validate(structured)
+    return structured
+
+
+def _plain(value: Any) -> Any:
+    """A value as JSON carries it: a path (or a list of paths) as its string."""
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+def tool_method(
+    tool: Tool, name: str, call: Callable[[str, dict[str, Any]], Any]
+) -> Callable[..., Any]:
+    """A function with the tool's signature that calls it with the arguments given (left-out
+    parameters take the tool's defaults) and returns `call`'s answer."""
+    signature = tool_signature(tool)
+
+    def method(*args: Any, **kwargs: Any) -> Any:
+        arguments = signature.bind(*args, **kwargs).arguments
+        return call(tool.name, {key: _plain(value) for key, value in arguments.items()})
+
+    method.__name__ = name
+    method.__qualname__ = name
+    method.__doc__ = f"{tool.description}\n\nCalls the MCP tool `{tool.name}`."
+    method.__signature__ = signature  # type: ignore[attr-defined]
+    return method
