@@ -10,11 +10,12 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
-from qdrant_client import models
 
+if TYPE_CHECKING:  # imported when a filter is first built, not when tools are listed (~1 s)
+    from qdrant_client import models
 from scoperag.core.param_types import FiniteFloat, Int64, Name, Query, RawName
 
 
@@ -83,10 +84,14 @@ class Parts:
 
 
 def _match(key: str, value: Any) -> models.FieldCondition:
+    from qdrant_client import models
+
     return models.FieldCondition(key=key, match=models.MatchValue(value=value))
 
 
 def _range(key: str, bound: str, value: Any) -> models.FieldCondition:
+    from qdrant_client import models
+
     if isinstance(value, datetime):
         return models.FieldCondition(key=key, range=models.DatetimeRange(**{bound: value}))
     return models.FieldCondition(key=key, range=models.Range(**{bound: value}))
@@ -100,20 +105,28 @@ def _equal(key: str, value: Any) -> Parts:
 
 def _complement(key: str, equal: Parts) -> Parts:
     """Points that carry `key` and do not match `equal`: the exact complement of `==`."""
+    from qdrant_client import models
+
     matched = equal.must[0] if len(equal.must) == 1 else models.Filter(must=equal.must)
     has_no_value = models.IsEmptyCondition(is_empty=models.PayloadField(key=key))
     return Parts(must_not=[has_no_value, matched])
 
 
 def _text(key: str, value: Any) -> Parts:
+    from qdrant_client import models
+
     return Parts(must=[models.FieldCondition(key=key, match=models.MatchText(text=value))])
 
 
 def _any(key: str, values: Any) -> Parts:
+    from qdrant_client import models
+
     return Parts(must=[models.FieldCondition(key=key, match=models.MatchAny(any=list(values)))])
 
 
 def _except(key: str, values: Any) -> Parts:
+    from qdrant_client import models
+
     match = models.MatchExcept(**{"except": list(values)})  # a Python keyword: its alias
     return Parts(must=[models.FieldCondition(key=key, match=match)])
 
@@ -203,6 +216,8 @@ def build_filter(
     extra: Iterable[models.Condition] = (),
 ) -> models.Filter | None:
     """AND of every given field's conditions (a value left out or None adds nothing)."""
+    from qdrant_client import models
+
     must: list[models.Condition] = list(extra)
     must_not: list[models.Condition] = []
     for field in fields:
@@ -232,6 +247,8 @@ def narrowed(
 ) -> models.Filter:
     """`flt` (or None) AND every `must` AND none of `must_not`: a new flat filter, `flt`
     untouched (nested whole when it has a `min_should`, which has no place here)."""
+    from qdrant_client import models
+
     if flt is None or flt.min_should is not None:
         kept = [] if flt is None else [flt]
         return models.Filter(must=kept + list(must) or None, must_not=list(must_not) or None)

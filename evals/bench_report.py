@@ -188,9 +188,9 @@ def markdown(runs: list[dict[str, Any]]) -> str:
             "",
             "## Search quality on Edge: recall@10 against exact search",
             "",
-            "Default = the engine's default search params; planned = what EdgeVectorStore "
-            "chooses per query (exact search below 20,000 matching points, else an HNSW beam of "
-            "128 / the filter's share, 256 to 1024).",
+            "Default = the engine's default search params; planned = what "
+            "EdgeCollection.plan_search chooses per query (exact search below 20,000 matching "
+            "points, else an HNSW beam of 128 / the filter's share, 256 to 1024).",
             "",
             "| nodes | filter (collection) | share | recall default | recall planned | exact ms "
             "| default ms | planned ms |",

@@ -100,20 +100,13 @@ class TimedBackend:
     def vector_store(self, collection: str) -> _TimedStore:
         return _TimedStore(self.inner.vector_store(collection), self._clock)
 
-    def search(
-        self,
-        collection: str,
-        dense: list[float],
-        text: Any,
-        flt: Any,
-        limit: int,
-        *rest: Any,
-        **kwargs: Any,
-    ) -> Any:
-        self._clock.last_query = {"vector": dense, "filter": flt, "top_k": limit}
-        return _timed(self.inner.search, self._clock, "engine")(
-            collection, dense, text, flt, limit, *rest, **kwargs
-        )
+    def search(self, request: Any) -> Any:
+        self._clock.last_query = {
+            "vector": request.dense,
+            "filter": request.filter,
+            "top_k": request.limit,
+        }
+        return _timed(self.inner.search, self._clock, "engine")(request)
 
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self.inner, name)
@@ -200,7 +193,7 @@ def edge_top_ids(
 
     from scoperag.core.edge_filters import to_edge_filter
 
-    points = backend.vector_store(collection).client.query(
+    points = backend.edge_collection(collection).client.query(
         edge.QueryRequest(
             limit=top_k,
             query=edge.Query.Nearest(vector, using=DENSE_VECTOR),

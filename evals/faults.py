@@ -177,10 +177,11 @@ def opening_at_29_mib(disk: Path, data_dir: Path) -> None:
 READ_BOTH = """
 import json, sys
 from scoperag.core.edge_backend import EdgeBackend
+from scoperag.core.search_request import SearchRequest
 backend, out = EdgeBackend.open(__import__("pathlib").Path(sys.argv[1])), {}
 for name in ("damaged", "intact"):
     try:
-        hits = backend.search(name, [1.0] * 8, None, None, 5)
+        hits = backend.search(SearchRequest(collection=name, dense=[1.0] * 8, limit=5)).hits
         out[name] = {"hits": len(hits), "scores": [h.score for h in hits]}
     except Exception as exc:
         out[name] = {"error": f"{type(exc).__name__}: {exc}"}

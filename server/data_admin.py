@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, Field
-from qdrant_client import models
 
 from scoperag.core.contracts import books, dnd, docs, memory
 from scoperag.core.errors import InvalidParameterError, ScoperagError, as_json
@@ -18,6 +17,8 @@ from scoperag.core.settings import Settings
 from scoperag.server.profile_names import resolve_profile
 
 if TYPE_CHECKING:  # the pdf profile imports this module when it lists its tools: keep it light
+    from qdrant_client import models
+
     from scoperag.core.backend import VectorBackend
 
 _ALL = 100_000  # facet limit meaning "every value"
@@ -115,6 +116,8 @@ def _counts(backend: VectorBackend, collection: str, key: str) -> dict[str, int]
 
 def _equals(key: str, value: Any) -> models.Filter:
     """The filter `key == value` (for an array payload: any element equals it)."""
+    from qdrant_client import models  # when a filter is built, not when tools are listed
+
     return models.Filter(
         must=[models.FieldCondition(key=key, match=models.MatchValue(value=value))]
     )

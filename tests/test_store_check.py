@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from scoperag.core.edge_backend import EdgeBackend
+from scoperag.core.search_request import SearchRequest
 from scoperag.core.store_check import CorruptCollectionError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "evals"))
@@ -19,7 +20,7 @@ def reads(backend: EdgeBackend, collection: str) -> None:
     """A count, a page of payloads and a search."""
     backend.count(collection, None)
     backend.scroll(collection, None, limit=10)
-    backend.search(collection, QUERY, None, None, 5)
+    backend.search(SearchRequest(collection=collection, dense=QUERY, limit=5))
 
 
 @pytest.mark.parametrize("damage", list(DAMAGE))
@@ -37,7 +38,7 @@ def test_a_damaged_collection_is_an_error_naming_it_and_the_rest_answers(
         assert "Collection 'damaged'" in message and str(root / "damaged") in message
         assert "scoperag check" in message and "ingest its sources again" in message
         assert backend.count("intact", None) == 50
-        hits = backend.search("intact", QUERY, None, None, 5)
+        hits = backend.search(SearchRequest(collection="intact", dense=QUERY, limit=5)).hits
         assert len(hits) == 5 and all(-1.001 <= hit.score <= 1.001 for hit in hits)
     finally:
         backend.close()
@@ -52,6 +53,7 @@ def test_an_intact_store_reads_as_stored(tmp_path: Path) -> None:
         reads(backend, "damaged")
         assert backend.count("damaged", None) == 50
         for words in ("point number 7", "number", "point 12 number 40"):
-            assert len(backend.search("damaged", QUERY, words, None, 10)) == 10
+            request = SearchRequest(collection="damaged", dense=QUERY, text=words, limit=10)
+            assert len(backend.search(request).hits) == 10
     finally:
         backend.close()

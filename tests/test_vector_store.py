@@ -120,7 +120,7 @@ def test_metadata_filters_select_the_nodes_they_name(backend: VectorBackend, nam
 
 def test_an_operator_the_engine_cannot_honour_is_refused_by_name(backend: VectorBackend) -> None:
     contains = MetadataFilter(key="kind", value="item", operator=FilterOperator.CONTAINS)
-    with pytest.raises(InvalidParameterError, match="'contains'.*Accepted: ==, !="):
+    with pytest.raises(InvalidParameterError, match='"contains".*Accepted: ==, !='):
         backend.vector_store("c").get_nodes(filters=_filters(contains))
 
 
