@@ -31,7 +31,6 @@ from scoperag.core.contracts.memory import (
 from scoperag.core.embeddings import Embedder
 from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.core.ingest_limits import check_count, checkpoint, first_problems, open_source
-from scoperag.core.node_payload import text_node_payload
 from scoperag.core.open_beneath import SourceRefusedError
 from scoperag.core.settings import Settings
 from scoperag.pipelines.memory_order import assign_order, writers_take_turns
@@ -82,14 +81,18 @@ def memory_point(memory: MemoryPayload, vector: list[float], keywords: bool) -> 
     embedded), with its BM25 vector when the collection keeps keywords."""
     metadata = memory.model_dump(mode="json")
     point_id = memory_id(memory.content_hash)
-    payload = text_node_payload(
-        point_id,
-        memory.content,
-        metadata,
-        source_id=memory.content_hash,
+    from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
+    from llama_index.core.vector_stores.utils import node_to_metadata_dict
+
+    node = TextNode(
+        id_=point_id,
+        text=memory.content,
+        metadata=metadata,
         excluded_embed_metadata_keys=list(metadata),
         excluded_llm_metadata_keys=[key for key in metadata if key not in _LLM_KEYS],
+        relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=memory.content_hash)},
     )
+    payload = node_to_metadata_dict(node, remove_text=False, flat_metadata=False)
     vectors: dict[str, Any] = {DENSE_VECTOR: vector}
     if keywords:
         vectors[SPARSE_VECTOR] = document_vector(memory.content)

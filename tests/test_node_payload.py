@@ -1,9 +1,5 @@
-"""`core.node_payload` writes a text node's payload exactly as LlamaIndex's Qdrant layout does.
-
-A stored memory's payload is written without LlamaIndex (its import is most of a
-launched server's first `store_memory`). These tests build the same node with LlamaIndex and
-compare the payloads byte for byte, so a LlamaIndex release that changes its layout fails here
-rather than leaving two layouts in one collection."""
+"""A stored memory is a LlamaIndex text node in LlamaIndex's Qdrant payload layout, and the lean
+reader (`core.node_payload`) gives back its text and metadata."""
 
 from __future__ import annotations
 
@@ -11,20 +7,13 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-import pytest
 from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_metadata_dict
 
 from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.core.bm25 import document_vector, node_text
-from scoperag.core.node_payload import stored_text_and_metadata, text_node_payload
+from scoperag.core.node_payload import stored_text_and_metadata
 from scoperag.pipelines.memories import make_memory, memory_id, memory_point
-
-METADATA: list[dict[str, Any]] = [
-    {},
-    {"content": "x", "tags": ["a", "b"], "created_at_ts": 1795469881.279837, "n": None},
-    {"nested": {"é": "ü", "list": [1, 2.5, True]}, "quote": 'say "hi"\n', "emoji": "🦉"},
-]
 
 
 def llama_index_payload(
@@ -39,17 +28,6 @@ def llama_index_payload(
         relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=source)},
     )
     return node_to_metadata_dict(node, remove_text=False, flat_metadata=False)
-
-
-@pytest.mark.parametrize("metadata", METADATA)
-@pytest.mark.parametrize("text", ["A memory.", 'line one\nline two ünïcödé "quoted"', ""])
-def test_a_payload_is_llamaindexs_byte_for_byte(metadata: dict[str, Any], text: str) -> None:
-    embed, llm = list(metadata)[:2], list(metadata)[1:]
-    ours = text_node_payload("node-1", text, metadata, "source-9", embed, llm)
-    theirs = llama_index_payload("node-1", text, dict(metadata), "source-9", embed, llm)
-    assert list(ours) == list(theirs)
-    assert ours == theirs
-    assert ours["_node_content"] == theirs["_node_content"]
 
 
 def test_a_memory_point_reads_back_as_its_llamaindex_node() -> None:
