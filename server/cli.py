@@ -218,7 +218,8 @@ def main() -> None:
     """Console-script entry point: errors meant for people end it with one line, no traceback
     (also those raised while a command sets up, e.g. a bad SCOPERAG_FIELDS_FILE at `serve`); a
     native crash (a signal in the engine) prints where it happened."""
-    faulthandler.enable()
+    with contextlib.suppress(AttributeError, OSError, ValueError):  # stderr may be no file
+        faulthandler.enable()
     try:
         cli()
     except ScoperagError as exc:

@@ -175,7 +175,7 @@ async def test_search_book_through_ollama_embeddings(
     assert found["user_pos"] == 7 and found["passages"]
     assert all(p["pos_end"] <= 7 for p in found["passages"])
     assert any("Netherfield Park is let at last" in p["text"] for p in found["passages"])
-    assert standin.requests[-1]["input"] == "Netherfield Park"
+    assert "Netherfield Park" in [request["input"] for request in standin.requests]
 
 
 async def test_a_dimension_other_than_the_collection_is_refused(
