@@ -9,6 +9,7 @@ import json
 import signal
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -136,9 +137,9 @@ def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
         from scoperag.server.http_app import build_http_app
         from scoperag.server.http_limits import http_server
 
-        announce("http", f"http://{host}:{port}/mcp", profiles)
+        ready = partial(announce, "http", f"http://{host}:{port}/mcp", profiles)
         with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the Ctrl+C it handled
-            http_server(build_http_app(runtime, mcp, host), host, port).run()
+            http_server(build_http_app(runtime, mcp, host), host, port, on_ready=ready).run()
     finally:
         runtime.close()  # an owner hands the store on to the processes still using it
 

@@ -16,6 +16,7 @@ import asyncio
 import logging
 import resource
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
@@ -122,8 +123,29 @@ class OncePerSecond(logging.Filter):
         return True
 
 
-def http_server(app: Any, host: str, port: int, limits: HttpLimits | None = None) -> uvicorn.Server:
-    """uvicorn serving `app` with the read deadlines, the connection cap and rate-limited logs."""
+class AnnouncingServer(uvicorn.Server):
+    """uvicorn's server, calling `on_ready` once its socket listens (not before: a client told
+    the URL must be able to connect)."""
+
+    def __init__(self, config: uvicorn.Config, on_ready: Callable[[], None] | None) -> None:
+        super().__init__(config)
+        self.on_ready = on_ready
+
+    async def startup(self, sockets: Any = None) -> None:
+        await super().startup(sockets=sockets)
+        if self.on_ready is not None and not self.should_exit:
+            self.on_ready()
+
+
+def http_server(
+    app: Any,
+    host: str,
+    port: int,
+    limits: HttpLimits | None = None,
+    on_ready: Callable[[], None] | None = None,
+) -> uvicorn.Server:
+    """uvicorn serving `app` with the read deadlines, the connection cap and rate-limited logs;
+    `on_ready` runs once it listens."""
     limits = limits or HttpLimits()
     room = resource.getrlimit(resource.RLIMIT_NOFILE)[0] // 2  # the rest: store, model, logs
     if room > 0:  # RLIM_INFINITY is -1
@@ -137,7 +159,9 @@ def http_server(app: Any, host: str, port: int, limits: HttpLimits | None = None
         timeout_keep_alive=limits.keep_alive_seconds,
         limit_concurrency=limits.max_connections + 1,  # uvicorn counts the request's own
     )
-    server = uvicorn.Server(config)  # its logging is configured now: filter every handler
+    server = AnnouncingServer(
+        config, on_ready
+    )  # its logging is configured now: filter every handler
     once = OncePerSecond()
     handlers = {logging.lastResort, *logging.getLogger().handlers}
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "asyncio"):
