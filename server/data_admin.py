@@ -33,6 +33,7 @@ class Target(NamedTuple):
     profile: str
     key: str
     what: str
+    by_prefix: bool
 
 
 def _targets() -> dict[str, Target]:
@@ -204,19 +205,21 @@ def planned_deletion(backend: VectorBackend, settings: Settings, kind: str, give
     points = backend.count(collection, _equals(target.key, given)) if exists else 0
     if points:
         return Deletion(kind, given, points)
-    if exists and target.key == "content_hash":
-        return _by_prefix(backend, collection, target, given)
+    if exists and target.by_prefix:
+        return _by_prefix(backend, collection, kind, target, given)
     known = list(_counts(backend, declared, collection, target.key)) if exists else []
     raise UnknownIdError(target.what, given, known)
 
 
-def _by_prefix(backend: VectorBackend, collection: str, target: Target, given: str) -> Deletion:
-    """The memory whose content hash starts with `given`, if exactly one does."""
+def _by_prefix(
+    backend: VectorBackend, collection: str, kind: str, target: Target, given: str
+) -> Deletion:
+    """The stored id (a memory's content hash) that starts with `given`, if exactly one does."""
     stored = sorted(str(value) for value in backend.key_values(collection, target.key))
     matches = [value for value in stored if given and value.startswith(given)]
     if len(matches) == 1:
         return Deletion(
-            "memory", matches[0], backend.count(collection, _equals(target.key, matches[0]))
+            kind, matches[0], backend.count(collection, _equals(target.key, matches[0]))
         )
     short = [value[:HASH_SHOWN] for value in (matches or stored)]
     raise UnknownIdError(target.what, given, short, several=len(matches) > 1)

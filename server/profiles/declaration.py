@@ -14,10 +14,12 @@ from scoperag.core.settings import Settings
 
 
 class DeleteTarget(NamedTuple):
-    """What `scoperag delete KIND NAME` removes: the points whose payload `key` equals NAME."""
+    """What `scoperag delete KIND NAME` removes: the points whose payload `key` equals NAME
+    (or, with `by_prefix`, starts with it, where exactly one stored value does)."""
 
     key: str
     what: str  # how messages name the thing removed, e.g. "PDF document"
+    by_prefix: bool = False
 
 
 class SearchTool(NamedTuple):

@@ -18,7 +18,7 @@ PROFILE = Profile(
     sample=Sample("memories.json", "scoperag ingest memory {path}"),
     groups={"tags": "tags", "types": "memory_type"},
     deletes={
-        "memory": DeleteTarget("content_hash", "memory (content_hash)"),
+        "memory": DeleteTarget("content_hash", "memory (content_hash)", by_prefix=True),
         "tag": DeleteTarget("tags", "memories tagged"),
     },
 )
