@@ -52,16 +52,14 @@ def run_scenario(
     options: dict[str, Any],
 ) -> dict:
     """Fill one profile's collection on one engine (or reuse a kept one) and measure it."""
-    import importlib
-
-    from scoperag.core.contracts.registry import CONTRACT_MODULES
+    from scoperag.core.contracts.registry import contract_module
     from scoperag.server.runtime import Runtime
 
     corpus, vectors, queries, held_out = data
     data_dir = store_dir(options, backend, size, scenario.profile)
     filled = (data_dir / "filled").is_file()
     settings = settings_for(data_dir, backend, scenario.profile)
-    contract = importlib.import_module(CONTRACT_MODULES[scenario.profile])
+    contract = contract_module(scenario.profile)
     fields = contract.required_indexes(settings)[scenario.collection]
     runtime = Runtime(settings, embedder=embedder)
     out: dict[str, Any] = {}

@@ -29,7 +29,8 @@ from typing import Any
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
 from scoperag.core.settings import Settings  # noqa: E402
-from scoperag.server.demo import SAMPLE_COMMANDS, SAMPLES  # noqa: E402
+from scoperag.server.demo import SAMPLES  # noqa: E402
+from scoperag.server.profiles import declaration  # noqa: E402
 
 PROFILES = ["pdf", "books", "memory", "dnd", "docs"]
 BOOK = "pride"
@@ -37,7 +38,7 @@ BOOK = "pride"
 
 def _sample(profile: str) -> str:
     """The path of a profile's bundled sample (what `scoperag samples PROFILE` prints)."""
-    return str(SAMPLES / SAMPLE_COMMANDS[profile][0])
+    return str(SAMPLES / declaration(profile).sample.path)
 
 
 # Each profile's bundled sample, ingested by the server's own tool; a reader's position.

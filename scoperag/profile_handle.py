@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from scoperag.profiles_api import METHODS, RETRIEVERS
+from scoperag.server.profiles import declaration
 from scoperag.tool_methods import check_arguments, tool_method, tool_signature
 
 if TYPE_CHECKING:
@@ -18,25 +18,26 @@ if TYPE_CHECKING:
 
 
 class Profile:
-    """The methods of `METHODS[name]` (each the MCP tool of the same parameters), plus
+    """The methods its declaration names (each the MCP tool of the same parameters), plus
     `retriever(**filters)` and `as_query_engine(llm=..., **filters)`."""
 
     def __init__(self, store: Store, name: str) -> None:
         self.name = name
         self._store = store
+        self._methods = declaration(name).methods
         tools = store._session.tools
-        for method, tool in METHODS[name].items():
+        for method, tool in self._methods.items():
             setattr(self, method, tool_method(tools[tool], method, store._session.call))
 
     def __repr__(self) -> str:
-        return f"<scoperag {self.name} profile: {', '.join(METHODS[self.name])}>"
+        return f"<scoperag {self.name} profile: {', '.join(self._methods)}>"
 
     def retriever(self, *, top_k: int | None = None, **filters: Any) -> BaseRetriever:
         """A LlamaIndex retriever over the profile's search tool; its filters are the tool's
         parameters, checked now, and `top_k` how many hits it gives (default: the tool's)."""
         from scoperag.retrieval import ToolRetriever
 
-        search = RETRIEVERS[self.name]
+        search = declaration(self.name).retriever
         method = getattr(self, search.method)
         fixed = {**filters, **({search.top_k: top_k} if top_k is not None else {})}
         tool = self._tool(search.method)
@@ -54,7 +55,7 @@ class Profile:
         return _engine(self.retriever(**filters), self.postprocessors(), llm)
 
     def _tool(self, method: str) -> Tool:
-        return self._store._session.tools[METHODS[self.name][method]]
+        return self._store._session.tools[self._methods[method]]
 
 
 class BookProfile(Profile):

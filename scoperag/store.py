@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scoperag.profiles_api import METHODS
+from scoperag.core.settings import PROFILES
 
 if TYPE_CHECKING:
     from scoperag.core.embeddings import Embedder
@@ -61,7 +61,7 @@ class Store:
         self._profiles: dict[str, Profile] = {}
 
     def __getattr__(self, name: str) -> Profile:
-        if name not in METHODS:
+        if name not in PROFILES:
             raise AttributeError(f"{type(self).__name__!r} has no attribute {name!r}")
         return self.profile(name)
 
@@ -127,8 +127,9 @@ def open(data_dir: str | os.PathLike[str] | None = None, **options: Any) -> Stor
 def sample(profile: str) -> Path:
     """The bundled sample of a profile (for pdf: the folder of sample PDFs), to try it on."""
     from scoperag.core.errors import InvalidParameterError
-    from scoperag.server.demo import SAMPLE_COMMANDS, SAMPLES
+    from scoperag.server.demo import SAMPLES
+    from scoperag.server.profiles import declaration
 
-    if profile not in SAMPLE_COMMANDS:
-        raise InvalidParameterError("profile", profile, ", ".join(SAMPLE_COMMANDS))
-    return SAMPLES / SAMPLE_COMMANDS[profile][0]
+    if profile not in PROFILES:
+        raise InvalidParameterError("profile", profile, ", ".join(PROFILES))
+    return SAMPLES / declaration(profile).sample.path

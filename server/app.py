@@ -1,4 +1,5 @@
-"""The main FastMCP server: the tools of each enabled profile, added as one provider each.
+"""The main FastMCP server: the tools of each enabled profile (as its declaration in
+`server.profiles` names them), added as one provider each.
 
 Providers rather than mounted sub-servers: a call to a mounted server runs a second middleware
 chain and tool lookup, a millisecond per call.
@@ -19,6 +20,7 @@ os.environ.setdefault("PY_KEY_VALUE_DISABLE_BEARTYPE", "true")
 from fastmcp import FastMCP  # noqa: E402
 
 from scoperag.core.settings import Settings  # noqa: E402
+from scoperag.server.profiles import declarations  # noqa: E402
 from scoperag.server.runtime import Runtime  # noqa: E402
 from scoperag.server.tooling import (  # noqa: E402
     ScoperagErrorMiddleware,
@@ -26,28 +28,10 @@ from scoperag.server.tooling import (  # noqa: E402
 )
 from scoperag.server.warm_up import StartUpMiddleware  # noqa: E402
 
-# profile -> module with `build(runtime) -> LocalProvider` (imported only when the profile is on)
-PROFILE_MODULES = {
-    "pdf": "scoperag.server.pdf_tools",
-    "books": "scoperag.server.books_tools",
-    "memory": "scoperag.server.memory_tools",
-    "dnd": "scoperag.server.dnd_tools",
-    "docs": "scoperag.server.docs_tools",
-}
-
-# profile -> its sentence in the server's instructions (only the enabled profiles are described)
-PROFILE_INSTRUCTIONS = {
-    "pdf": "Search PDF pages by document and page label or index (qdrant-find).",
-    "books": "Ask about a book without spoilers past the reader's saved position.",
-    "memory": "Store memories and search them by tags, dates and type.",
-    "dnd": "Look up D&D 5e content (spells, monsters, items, rules) by source document.",
-    "docs": "Search shared documents by scope, status, type, agent and update time.",
-}
-
 
 def instructions(profiles: list[str]) -> str:
     """The server's instructions: one sentence for each enabled profile."""
-    sentences = " ".join(PROFILE_INSTRUCTIONS[profile] for profile in profiles)
+    sentences = " ".join(profile.instructions for profile in declarations(profiles))
     return f"scoperag: retrieval scoped by metadata. {sentences}".strip()
 
 
@@ -62,7 +46,6 @@ def build_server(runtime: Runtime | None = None) -> FastMCP:
     mcp = FastMCP(
         "scoperag", instructions=instructions(runtime.settings.profiles), middleware=middleware
     )
-    for profile in runtime.settings.profiles:
-        module = importlib.import_module(PROFILE_MODULES[profile])
-        mcp.add_provider(module.build(runtime))
+    for profile in declarations(runtime.settings.profiles):
+        mcp.add_provider(importlib.import_module(profile.tools).build(runtime))
     return mcp

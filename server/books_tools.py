@@ -4,13 +4,16 @@ ingest_book."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated, Any
 
+from fastmcp import Context
+from fastmcp.exceptions import ToolError
 from fastmcp.server.providers import LocalProvider
 from pydantic import BaseModel, Field
 
 from scoperag.core.contracts.books import BOOK_ID, DEFAULT_READER, BookSummary
-from scoperag.core.param_types import Index, Name, Query, StrictParams
-from scoperag.server.ingest_tools import add_book_ingest
+from scoperag.core.param_types import FilePath, Index, Name, Query, StrictParams
+from scoperag.server.ingest_calls import BELOW_ALLOWED, Progress, allowed_file, run_with_progress
 from scoperag.server.runtime import Runtime
 from scoperag.server.tooling import DESTRUCTIVE, ModelTool, NoParams, params_model
 from scoperag.server.warm_up import deferred_service
@@ -93,6 +96,42 @@ class SearchBookResult(BaseModel):
     message: str | None = None
 
 
+def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:
+    """`ingest_book`: a plain-text book, replacing the book stored under the same id."""
+
+    @tools.tool(
+        name="ingest_book",
+        annotations=DESTRUCTIVE,
+        description=(
+            "Ingest a plain-text book (Project Gutenberg headers are removed) for spoiler-safe "
+            "search_book; re-ingesting a book id replaces that book."
+        ),
+    )
+    async def ingest_book(
+        path: Annotated[FilePath, Field(description=f"A UTF-8 text file {BELOW_ALLOWED}.")],
+        book_id: Annotated[Name, Field(description="Id the book tools will know the book by.")],
+        ctx: Context,
+        title: Annotated[
+            Name | None, Field(description="Title (default: the Gutenberg title or file name).")
+        ] = None,
+    ) -> dict[str, Any]:
+        from scoperag.pipelines.book import BookRejectedError
+        from scoperag.pipelines.book import ingest_book as ingest
+
+        file = allowed_file(runtime.settings, path)
+
+        def work(progress: Progress) -> Any:
+            def chunks(done: int, total: int) -> None:
+                progress(done, total, "chunks embedded")
+
+            return ingest(file, runtime.backend, runtime.embedder, book_id, title, None, chunks)
+
+        try:
+            return (await run_with_progress(ctx, work, runtime.settings)).model_dump()
+        except BookRejectedError as exc:
+            raise ToolError(f"{file.name}: not ingested, {exc}.") from None
+
+
 def build(runtime: Runtime) -> LocalProvider:
     """The books tools; its handlers (and their heavy imports) load on the first call."""
     service = deferred_service("scoperag.server.books_service:BookService", runtime)
@@ -140,5 +179,5 @@ def build(runtime: Runtime) -> LocalProvider:
             SearchBookResult,
         )
     )
-    add_book_ingest(tools, runtime)
+    _add_ingest(tools, runtime)
     return tools

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from scoperag.core.errors import ScoperagError
 from scoperag.core.settings import PROFILES, Settings, describe_config_error
 from scoperag.server.profile_args import ProfileGroup
+from scoperag.server.profiles import declarations
 
 # settings field -> the command-line option that overrides it, where the names differ
 OPTION_NAMES = {"pdf_collection": "--collection"}
@@ -149,28 +150,6 @@ def ingest() -> None:
     """Ingest sources into the store (beside running servers: they share the embedded store)."""
 
 
-@ingest.command("pdf")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--document-id", default=None, help="Id for a single PDF (default: file stem).")
-@click.option("--collection", default=None, help="Collection (default SCOPERAG_PDF_COLLECTION).")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def ingest_pdf(
-    paths: tuple[Path, ...], document_id: str | None, collection: str | None, as_json: bool
-) -> None:
-    """Ingest PDF files (or directories of PDFs); re-ingesting a file replaces its pages."""
-    from scoperag.server.pdf_service import ingest_paths
-    from scoperag.server.runtime import Runtime
-
-    runtime = Runtime(load_settings(pdf_collection=collection))
-    result = run_friendly(
-        lambda: ingest_paths(runtime, list(paths), document_id, progress_bar("pdf"))
-    )
-    runtime.close()
-    print_report(result, as_json)
-    if result.skipped and not result.ingested:
-        sys.exit(1)
-
-
 @cli.command()
 @click.option("--query", default="How do I encrypt a PDF file?", show_default=True)
 @click.option(
@@ -187,13 +166,10 @@ def demo(query: str, data_dir: Path | None) -> None:
     run_friendly(lambda: run_demo(load_settings(), query, data_dir))
 
 
-# Modules that add commands: each defines `register(cli, ingest)` and keeps heavy imports inside
-# its command functions, so `scoperag --help` stays fast.
+# Modules that add commands besides each profile's own (its declaration names them): each
+# defines `register(cli, ingest)` and keeps heavy imports inside its command functions, so
+# `scoperag --help` stays fast.
 COMMAND_MODULES = [
-    "scoperag.server.books_cli",
-    "scoperag.server.memory_cli",
-    "scoperag.server.dnd_cli",
-    "scoperag.server.docs_cli",
     "scoperag.server.engine_cli",
     "scoperag.server.data_cli",
     "scoperag.server.status_cli",
@@ -207,7 +183,7 @@ def _register_commands() -> None:
     import importlib
     import importlib.util
 
-    for name in COMMAND_MODULES:
+    for name in [*(profile.commands for profile in declarations()), *COMMAND_MODULES]:
         if importlib.util.find_spec(name) is not None:
             importlib.import_module(name).register(cli, ingest)
 

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from scoperag.core.contracts import books, dnd, docs, memory
 from scoperag.core.errors import InvalidParameterError, ScoperagError, as_json
 from scoperag.core.settings import Settings
-from scoperag.server.profile_names import resolve_profile
+from scoperag.server.profiles import declaration, declarations, resolve_profile
+from scoperag.server.profiles.declaration import Profile
 
 if TYPE_CHECKING:  # the pdf profile imports this module when it lists its tools: keep it light
     from qdrant_client import models
@@ -33,33 +33,29 @@ class Target(NamedTuple):
     profile: str
     key: str
     what: str
+    by_prefix: bool
 
 
-# kind given to `delete` -> what it names
-TARGETS = {
-    "pdf": Target("pdf", "document_id", "PDF document"),
-    "books": Target("books", "book_id", "book"),
-    "memory": Target("memory", "content_hash", "memory (content_hash)"),
-    "tag": Target("memory", "tags", "memories tagged"),
-    "docs": Target("docs", "doc_id", "docs document"),
-    "dnd": Target("dnd", "document", "D&D document"),
-}
-KINDS = (*TARGETS, "collection")
+def _targets() -> dict[str, Target]:
+    """Kind given to `delete` -> what it names, as each profile declares its kinds."""
+    return {
+        kind: Target(profile.name, *target)
+        for profile in declarations()
+        for kind, target in profile.deletes.items()
+    }
 
 
-def profile_collection(settings: Settings, profile: str) -> str:
-    """The collection a profile writes."""
-    fixed = {"books": books.COLLECTION, "memory": memory.COLLECTION}
-    fixed |= {"dnd": dnd.COLLECTION, "docs": docs.COLLECTION}
-    return settings.pdf_collection if profile == "pdf" else fixed[profile]
+def _collections(settings: Settings) -> dict[str, str]:
+    """Profile -> the collection it writes."""
+    return {profile.name: profile.collection(settings) for profile in declarations()}
 
 
 def _profile(settings: Settings, given: str) -> str:
     """The profile `given` names: a profile, its collection or an older spelling."""
-    collections = {profile: profile_collection(settings, profile) for profile in GROUPS}
+    collections = _collections(settings)
     profile = resolve_profile(given, collections)
     if profile is None:
-        accepted = f"{', '.join(GROUPS)} (or a collection: {', '.join(collections.values())})"
+        accepted = f"{', '.join(collections)} (or a collection: {', '.join(collections.values())})"
         raise InvalidParameterError("profile", given, accepted)
     return profile
 
@@ -93,20 +89,10 @@ class DeleteReport(BaseModel):
     message: str
 
 
-# profile -> grouping name -> payload key counted by a facet (the key has a payload index)
-GROUPS = {
-    "pdf": {"documents": "document_id"},
-    "books": {"books": "book_id"},
-    "memory": {"tags": "tags", "types": "memory_type"},
-    "dnd": {"documents": "document"},
-    "docs": {"documents": "doc_id"},
-}
-UNINDEXED = {"doc_id"}  # counted per value from the documents' first chunks instead
-
-
-def _counts(backend: VectorBackend, collection: str, key: str) -> dict[str, int]:
-    """Value -> points stored with it."""
-    if key not in UNINDEXED:
+def _counts(backend: VectorBackend, profile: Profile, collection: str, key: str) -> dict[str, int]:
+    """Value -> points stored with it: a facet on an indexed key; an unindexed one is counted
+    per value read from the documents' first chunks."""
+    if key not in profile.unindexed:
         counts = backend.facet(collection, key, None, _ALL)
         return {str(k): n for k, n in sorted(counts.items()) if n}  # Edge keeps emptied values
     first_chunks = _equals("chunk_index", 0)
@@ -136,7 +122,8 @@ def _memory_hashes(backend: VectorBackend, collection: str) -> dict[str, str]:
 def describe_profile(
     backend: VectorBackend, settings: Settings, profile: str, hashes: bool = False
 ) -> ProfileData:
-    collection = profile_collection(settings, profile)
+    declared = declaration(profile)
+    collection = declared.collection(settings)
     if not backend.collection_exists(collection):
         return ProfileData(profile=profile, collection=collection, exists=False)
     from scoperag.core.collections import stored_embedder
@@ -148,7 +135,10 @@ def describe_profile(
         exists=True,
         points=backend.count(collection, None),
         embedder=info.label() if info else None,
-        groups={name: _counts(backend, collection, key) for name, key in GROUPS[profile].items()},
+        groups={
+            name: _counts(backend, declared, collection, key)
+            for name, key in declared.groups.items()
+        },
         hashes=_memory_hashes(backend, collection) if hashes and profile == "memory" else None,
     )
 
@@ -204,29 +194,32 @@ def planned_deletion(backend: VectorBackend, settings: Settings, kind: str, give
     """
     if kind == "collection":
         profile = _profile(settings, given)
-        collection = profile_collection(settings, profile)
+        collection = declaration(profile).collection(settings)
         if not backend.collection_exists(collection):
             raise UnknownIdError("collection", collection, backend.list_collections())
         return Deletion(kind, profile, backend.count(collection, None))
     kind, target = _target(settings, kind)
-    collection = profile_collection(settings, target.profile)
+    declared = declaration(target.profile)
+    collection = declared.collection(settings)
     exists = backend.collection_exists(collection)
     points = backend.count(collection, _equals(target.key, given)) if exists else 0
     if points:
         return Deletion(kind, given, points)
-    if exists and target.key == "content_hash":
-        return _by_prefix(backend, collection, target, given)
-    known = list(_counts(backend, collection, target.key)) if exists else []
+    if exists and target.by_prefix:
+        return _by_prefix(backend, collection, kind, target, given)
+    known = list(_counts(backend, declared, collection, target.key)) if exists else []
     raise UnknownIdError(target.what, given, known)
 
 
-def _by_prefix(backend: VectorBackend, collection: str, target: Target, given: str) -> Deletion:
-    """The memory whose content hash starts with `given`, if exactly one does."""
+def _by_prefix(
+    backend: VectorBackend, collection: str, kind: str, target: Target, given: str
+) -> Deletion:
+    """The stored id (a memory's content hash) that starts with `given`, if exactly one does."""
     stored = sorted(str(value) for value in backend.key_values(collection, target.key))
     matches = [value for value in stored if given and value.startswith(given)]
     if len(matches) == 1:
         return Deletion(
-            "memory", matches[0], backend.count(collection, _equals(target.key, matches[0]))
+            kind, matches[0], backend.count(collection, _equals(target.key, matches[0]))
         )
     short = [value[:HASH_SHOWN] for value in (matches or stored)]
     raise UnknownIdError(target.what, given, short, several=len(matches) > 1)
@@ -236,12 +229,12 @@ def delete(backend: VectorBackend, settings: Settings, kind: str, given: str) ->
     """Delete what `kind` + `given` name (by a Qdrant filter, or the whole collection)."""
     kind, given, points = planned_deletion(backend, settings, kind, given)
     if kind == "collection":
-        collection = profile_collection(settings, given)
+        collection = declaration(given).collection(settings)
         backend.delete_collection(collection)
         message = f"Deleted collection {collection!r} of profile {given!r} ({points} points)."
     else:
-        target = TARGETS[kind]
-        collection = profile_collection(settings, target.profile)
+        target = _targets()[kind]
+        collection = declaration(target.profile).collection(settings)
         backend.delete(collection, _equals(target.key, given))
         message = f"Deleted {target.what} {given!r}: {points} points from {collection!r}."
     return DeleteReport(
@@ -251,9 +244,9 @@ def delete(backend: VectorBackend, settings: Settings, kind: str, given: str) ->
 
 def _target(settings: Settings, kind: str) -> tuple[str, Target]:
     """The kind `kind` names (a profile by any spelling, or `tag`) and what it deletes."""
-    if kind not in TARGETS:
-        collections = {profile: profile_collection(settings, profile) for profile in GROUPS}
-        kind = resolve_profile(kind, collections) or kind
-    if kind not in TARGETS:
-        raise InvalidParameterError("kind", kind, ", ".join(KINDS))
-    return kind, TARGETS[kind]
+    targets = _targets()
+    if kind not in targets:
+        kind = resolve_profile(kind, _collections(settings)) or kind
+    if kind not in targets:
+        raise InvalidParameterError("kind", kind, ", ".join((*targets, "collection")))
+    return kind, targets[kind]

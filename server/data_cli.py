@@ -7,8 +7,9 @@ import json
 import click
 
 from scoperag.server.cli import load_settings, run_friendly
-from scoperag.server.demo import SAMPLE_COMMANDS, SAMPLES
+from scoperag.server.demo import SAMPLES
 from scoperag.server.profile_args import ProfileName
+from scoperag.server.profiles import declaration, declarations
 
 
 def _print_listing(listing: dict) -> None:
@@ -91,8 +92,8 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         """Print the path of a profile's bundled sample (all of them, with the command that
         ingests each, when no profile is given)."""
         if profile:
-            click.echo(str(SAMPLES / SAMPLE_COMMANDS[profile][0]))
+            click.echo(str(SAMPLES / declaration(profile).sample.path))
             return
-        for name, (sample, command) in SAMPLE_COMMANDS.items():
-            path = SAMPLES / sample
-            click.echo(f"{name:<7} {command.format(path=path)}")
+        for declared in declarations():
+            path = SAMPLES / declared.sample.path
+            click.echo(f"{declared.name:<7} {declared.sample.command.format(path=path)}")

@@ -15,16 +15,7 @@ import click
 
 from scoperag.core.settings import Settings
 
-SAMPLES = Path(__file__).parent / "samples"
-
-# profile -> its bundled sample and the command that ingests it
-SAMPLE_COMMANDS = {
-    "pdf": ("", "scoperag ingest pdf {path}"),
-    "books": ("pride-and-prejudice-ch1-3.txt", "scoperag ingest books {path} --book-id pride"),
-    "memory": ("memories.json", "scoperag ingest memory {path}"),
-    "dnd": ("dnd", "scoperag ingest dnd {path}"),
-    "docs": ("docs.jsonl", "scoperag ingest docs {path}"),
-}
+SAMPLES = Path(__file__).parent / "samples"  # every profile's sample, as it declares
 
 
 # what a user runs next, on their own data (printed when the demo ends)

@@ -8,8 +8,9 @@ handlers (and LlamaIndex, qdrant-client) load on the first call: `server.dnd_ser
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
+from fastmcp import Context
 from fastmcp.server.providers import LocalProvider
 from pydantic import (
     BaseModel,
@@ -32,11 +33,11 @@ from scoperag.core.contracts.dnd import (
     parse_challenge_rating,
 )
 from scoperag.core.fields import FilterableField
-from scoperag.core.param_types import Query, StrictParams
+from scoperag.core.param_types import FilePaths, Query, StrictParams
+from scoperag.server.ingest_calls import BELOW_ALLOWED, allowed_folders, run_with_progress
 from scoperag.server.ingest_reports import FILES_DESCRIPTION
-from scoperag.server.ingest_tools import add_dnd_ingest
 from scoperag.server.runtime import Runtime
-from scoperag.server.tooling import ModelTool, NoParams, params_model
+from scoperag.server.tooling import DESTRUCTIVE, ModelTool, NoParams, params_model
 from scoperag.server.warm_up import deferred_service
 
 
@@ -185,6 +186,39 @@ def _tool_model(tool: str) -> str:
     return "".join(part.title() for part in tool.split("_")) + "Params"
 
 
+def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:
+    """`ingest_dnd`: Open5e fixture folders."""
+
+    @tools.tool(
+        name="ingest_dnd",
+        annotations=DESTRUCTIVE,
+        description=(
+            "Ingest Open5e (API v1) folders: one item per spell, creature, equipment, character "
+            "option or rule; re-ingesting a file replaces its items; other files are skipped with "
+            "a note."
+        ),
+    )
+    async def ingest_dnd(
+        paths: Annotated[
+            FilePaths,
+            Field(
+                description=f"Open5e folders (each with a Document.json), or folders of them, "
+                f"{BELOW_ALLOWED}.",
+            ),
+        ],
+        ctx: Context,
+    ) -> dict[str, Any]:
+        from scoperag.server.dnd_service import ingest_paths
+
+        folders = allowed_folders(runtime.settings, paths)
+        result = await run_with_progress(
+            ctx,
+            lambda p: ingest_paths(runtime, folders, p),
+            runtime.settings,
+        )
+        return result.model_dump()
+
+
 def build(runtime: Runtime) -> LocalProvider:
     """The dnd tools; its handlers (and their heavy imports) load on the first call."""
     service = deferred_service("scoperag.server.dnd_service:DndService", runtime)
@@ -222,5 +256,5 @@ def build(runtime: Runtime) -> LocalProvider:
             DocumentList,
         )
     )
-    add_dnd_ingest(tools, runtime)
+    _add_ingest(tools, runtime)
     return tools

@@ -6,16 +6,18 @@ so they accept, refuse and answer alike.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
+from fastmcp import Context
 from fastmcp.server.providers import LocalProvider
 from pydantic import BaseModel, Field
 
 from scoperag.core.contracts.docs import DocChunkPayload
 from scoperag.core.docs_filters import FILTER_CONTRACT, DocsSearchFilters, DocsSearchRequest
-from scoperag.server.ingest_tools import add_docs_ingest
+from scoperag.core.param_types import FilePath
+from scoperag.server.ingest_calls import BELOW_ALLOWED, allowed_file, run_with_progress
 from scoperag.server.runtime import Runtime
-from scoperag.server.tooling import ModelTool
+from scoperag.server.tooling import DESTRUCTIVE, ModelTool
 from scoperag.server.warm_up import deferred_service
 
 SEARCH_PATH = "/v2/docs/search/l0"
@@ -51,6 +53,33 @@ class DocsSearchResult(BaseModel):
     message: str | None = None
 
 
+def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:
+    """`ingest_docs`: a JSONL file of documents."""
+
+    @tools.tool(
+        name="ingest_docs",
+        annotations=DESTRUCTIVE,
+        description=(
+            "Ingest a JSONL file, one document a line (doc_id, title, text, scope, status, "
+            "doc_type, agent_id, updated_at); re-ingesting a doc_id replaces it; a bad line is "
+            "reported with its number and skipped."
+        ),
+    )
+    async def ingest_docs(
+        path: Annotated[FilePath, Field(description=f"A JSONL file {BELOW_ALLOWED}.")],
+        ctx: Context,
+    ) -> dict[str, Any]:
+        from scoperag.pipelines.docs import ingest_docs_jsonl
+
+        file = allowed_file(runtime.settings, path)
+        report = await run_with_progress(
+            ctx,
+            lambda p: ingest_docs_jsonl(file, runtime.backend, runtime.embedder, p),
+            runtime.settings,
+        )
+        return report.model_dump(mode="json")
+
+
 def build(runtime: Runtime) -> LocalProvider:
     """The docs tools."""
     service = deferred_service(SERVICE, runtime)
@@ -64,5 +93,5 @@ def build(runtime: Runtime) -> LocalProvider:
             DocsSearchResult,
         )
     )
-    add_docs_ingest(tools, runtime)
+    _add_ingest(tools, runtime)
     return tools

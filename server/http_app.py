@@ -8,18 +8,17 @@ from fastapi import FastAPI
 from fastmcp import FastMCP
 
 from scoperag.server.http_security import secure
+from scoperag.server.profiles import declarations
 from scoperag.server.runtime import Runtime
-
-# profile -> module with `http_router(runtime) -> fastapi.APIRouter` (its HTTP routes)
-PROFILE_HTTP_MODULES = {"docs": "scoperag.server.docs_http"}
 
 
 def build_http_app(runtime: Runtime, mcp: FastMCP, host: str = "127.0.0.1") -> FastAPI:
     """FastAPI app (OpenAPI at /openapi.json): `/mcp`, `/healthz`, and profile routers.
 
-    A profile in `PROFILE_HTTP_MODULES` adds its `http_router(runtime)`. Every path but
-    `/healthz` needs SCOPERAG_HTTP_TOKEN when it is set; Host/Origin and body size are checked
-    on all of them (`server.http_security`); `host` is the address the server is bound to.
+    An enabled profile that declares HTTP routes adds its module's `http_router(runtime)`.
+    Every path but `/healthz` needs SCOPERAG_HTTP_TOKEN when it is set; Host/Origin and body
+    size are checked on all of them (`server.http_security`); `host` is the address the server
+    is bound to.
     """
     mcp_app = mcp.http_app(path="/mcp")
     app = FastAPI(title="scoperag", lifespan=mcp_app.lifespan)
@@ -29,10 +28,9 @@ def build_http_app(runtime: Runtime, mcp: FastMCP, host: str = "127.0.0.1") -> F
         """Liveness: the process answers."""
         return {"status": "ok"}
 
-    for profile in runtime.settings.profiles:
-        if profile in PROFILE_HTTP_MODULES:
-            module = importlib.import_module(PROFILE_HTTP_MODULES[profile])
-            app.include_router(module.http_router(runtime))
+    for profile in declarations(runtime.settings.profiles):
+        if profile.http:
+            app.include_router(importlib.import_module(profile.http).http_router(runtime))
     app.mount("/", mcp_app)
     token = runtime.settings.http_token
     secure(app, host, token.get_secret_value() if token else None)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
+from fastmcp import Context
 from fastmcp.server.providers import LocalProvider
 from pydantic import BaseModel, Field
 
 from scoperag.core.param_types import (
     MAX_METADATA_BYTES,
+    FilePath,
     Metadata,
     Name,
     Names,
@@ -16,7 +18,7 @@ from scoperag.core.param_types import (
     StrictParams,
     Text,
 )
-from scoperag.server.ingest_tools import add_memory_ingest
+from scoperag.server.ingest_calls import BELOW_ALLOWED, Progress, allowed_file, run_with_progress
 from scoperag.server.runtime import Runtime
 from scoperag.server.tooling import DESTRUCTIVE, WRITES, ModelTool
 from scoperag.server.toon_output import PageFigures
@@ -134,6 +136,37 @@ class DeleteMemoryResult(BaseModel):
     message: str
 
 
+def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:
+    """`ingest_memories`: a JSON file of memories."""
+
+    @tools.tool(
+        name="ingest_memories",
+        annotations=WRITES,
+        description=(
+            "Import memories from a JSON file: a list of {content, tags, memory_type, created_at, "
+            "metadata} objects, or an object with a `memories` list. Content already stored is "
+            "kept once; a bad item is reported with its position and skipped."
+        ),
+    )
+    async def ingest_memories(
+        path: Annotated[FilePath, Field(description=f"A JSON file {BELOW_ALLOWED}.")],
+        ctx: Context,
+    ) -> dict[str, Any]:
+        from scoperag.pipelines.memories import import_memories
+
+        file = allowed_file(runtime.settings, path)
+
+        def work(progress: Progress) -> Any:
+            def memories(done: int, total: int) -> None:
+                progress(done, total, file.name)
+
+            return import_memories(
+                file, runtime.backend, runtime.embedder, memories, runtime.settings.data_dir
+            )
+
+        return (await run_with_progress(ctx, work, runtime.settings)).model_dump()
+
+
 def build(runtime: Runtime) -> LocalProvider:
     """The memory tools; its handlers (and their heavy imports) load on the first call."""
     service = deferred_service("scoperag.server.memory_service:MemoryService", runtime)
@@ -172,5 +205,5 @@ def build(runtime: Runtime) -> LocalProvider:
             SearchResult,
         )
     )
-    add_memory_ingest(tools, runtime)
+    _add_ingest(tools, runtime)
     return tools

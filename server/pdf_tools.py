@@ -12,8 +12,8 @@ from pydantic import BaseModel, Field
 from scoperag.core.contracts.pdf import PDF_FIELDS, user_fields
 from scoperag.core.param_types import FilePaths, Metadata, Name, Query, StrictParams, Text
 from scoperag.server.data_admin import DeleteReport
+from scoperag.server.ingest_calls import run_with_progress
 from scoperag.server.ingest_reports import FILES_DESCRIPTION
-from scoperag.server.ingest_tools import run_with_progress
 from scoperag.server.runtime import Runtime
 from scoperag.server.tooling import (
     DESTRUCTIVE,

@@ -8,16 +8,15 @@ from typing import Any
 import click
 
 from scoperag.core.settings import PROFILES
-from scoperag.server.profile_names import resolve_profile
+from scoperag.server.profiles import declarations, resolve_profile
 
 
 def profile_collections() -> dict[str, str]:
     """Profile -> the collection it writes, under the current settings."""
     from scoperag.server.cli import load_settings
-    from scoperag.server.data_admin import profile_collection
 
     settings = load_settings()
-    return {profile: profile_collection(settings, profile) for profile in PROFILES}
+    return {profile.name: profile.collection(settings) for profile in declarations()}
 
 
 class ProfileName(click.ParamType):

@@ -17,7 +17,7 @@ import click
 from scoperag.core.settings import PROFILES
 from scoperag.server.cli import load_settings
 from scoperag.server.profile_args import profile_collections
-from scoperag.server.profile_names import resolve_profile
+from scoperag.server.profiles import resolve_profile
 from scoperag.server.tool_names import close_names
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import scoperag
 from scoperag.profile_handle import Profile
-from scoperag.profiles_api import METHODS
+from scoperag.server.profiles import declaration
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "python.md"
 TEXT = PAGE.read_text(encoding="utf-8")
@@ -53,7 +53,7 @@ def test_every_documented_profile_method_exists() -> None:
     unknown = sorted(
         (profile, method)
         for profile, method in used
-        if method not in METHODS[profile]
+        if method not in declaration(profile).methods
         and not (method in components and callable(getattr(Profile, method, None)))
     )
     assert not unknown, f"documented methods that do not exist: {unknown}"

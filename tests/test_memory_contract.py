@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import toon_format
 
+from scoperag.core.contracts import registry
 from scoperag.core.contracts.memory import (
     MEMORY_INDEXES,
     content_hash,
@@ -19,7 +20,6 @@ from scoperag.core.contracts.memory import (
     parse_moment,
     required_indexes,
 )
-from scoperag.core.contracts.registry import CONTRACT_MODULES
 from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.core.fields import FieldType, index_plan
 from scoperag.core.settings import Settings
@@ -38,7 +38,7 @@ def test_indexes_cover_every_facet_and_the_numeric_order_key() -> None:
         "content_hash": "keyword",
         "created_order": FieldType.INTEGER.value,
     }
-    assert CONTRACT_MODULES["memory"] == "scoperag.core.contracts.memory"
+    assert registry.required_indexes(Settings(profiles=["memory"])) == {"memories": MEMORY_INDEXES}
 
 
 @pytest.mark.parametrize(

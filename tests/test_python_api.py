@@ -18,9 +18,9 @@ import scoperag
 from scoperag import Store, ToolCallError
 from scoperag.core.embeddings import Embedder
 from scoperag.core.errors import ScoperagError
-from scoperag.profiles_api import METHODS
 from scoperag.server.app import build_server
 from scoperag.server.demo import SAMPLES
+from scoperag.server.profiles import declarations
 
 PDF = SAMPLES / "qpdf-page-labels-num-tree.pdf"
 
@@ -57,12 +57,12 @@ def test_all_names_exactly_the_public_api() -> None:
 async def test_each_method_has_its_tools_parameters_and_defaults(store: Store) -> None:
     async with Client(build_server(store.runtime)) as client:
         schemas = {tool.name: tool.input_schema for tool in await client.list_tools()}
-    for profile, methods in METHODS.items():
-        for method, tool in methods.items():
-            signature = inspect.signature(getattr(store.profile(profile), method))
+    for profile in declarations():
+        for method, tool in profile.methods.items():
+            signature = inspect.signature(getattr(store.profile(profile.name), method))
             schema = schemas[tool]
             properties = schema.get("properties") or {}
-            assert set(signature.parameters) == set(properties), (profile, method)
+            assert set(signature.parameters) == set(properties), (profile.name, method)
             for name, parameter in signature.parameters.items():
                 required = name in (schema.get("required") or [])
                 assert (parameter.default is inspect.Parameter.empty) == required, (tool, name)
