@@ -1,9 +1,6 @@
-"""`SharedBackend`: a data dir's embedded engine, opened here (`Owner`) or reached through the
-process that has it open, over one `Connection` per calling thread. When that owner goes away,
-the next call takes over the store (or attaches to whoever did first) and is made once more:
-operations are idempotent (upsert by id, delete by filter). A collection's existence, metadata
-and keyword vectors are read once per version of its `collection.json` (Edge).
-"""
+"""`SharedBackend`: the embedded engine opened here (`Owner`), or reached through the process
+that has it open; when that one goes away, a call takes over and is made once more (operations
+are idempotent: upsert by id, delete by filter)."""
 
 from __future__ import annotations
 
@@ -12,6 +9,7 @@ import copy
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from scoperag.core.backend import VectorBackend
@@ -31,11 +29,11 @@ if TYPE_CHECKING:
 TAKEOVER_SECONDS = 30.0  # how long to wait for a new owner to listen before giving up
 
 
+@dataclass
 class _Generations(Generations):
     """The owner's generation registry, changed only there under its lock."""
 
-    def __init__(self, backend: SharedBackend) -> None:
-        self._backend = backend
+    _backend: SharedBackend
 
     def begin(self, collection: str, sources: list[str], writer: str) -> str:
         return self._backend.call("generations.begin", collection, sources, writer)
