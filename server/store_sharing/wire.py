@@ -12,6 +12,8 @@ from enum import Enum
 from functools import cache
 from typing import IO, Any
 
+import pydantic_core
+
 from scoperag.core.errors import ScoperagError
 
 _QDRANT = [  # a filter's parts are rebuilt from its JSON by the model itself
@@ -110,7 +112,12 @@ def raised(error: dict[str, Any]) -> Exception:
 
 def send(stream: IO[bytes], message: dict[str, Any]) -> None:
     """Write one message as one line (JSON escapes every newline inside it)."""
-    stream.write(json.dumps({"jsonrpc": "2.0", **message}, separators=(",", ":")).encode() + b"\n")
+    message = {"jsonrpc": "2.0", **message}
+    try:  # pydantic's serializer: a tenth of the json module's time for a query's vector
+        line = pydantic_core.to_json(message)
+    except ValueError:  # a lone surrogate, which only the json module writes (as an escape)
+        line = json.dumps(message, separators=(",", ":")).encode()
+    stream.write(line + b"\n")
     stream.flush()
 
 
@@ -119,7 +126,10 @@ def receive(stream: IO[bytes]) -> dict[str, Any] | None:
     line = stream.readline()
     if not line:
         return None
-    message = json.loads(line)
+    try:
+        message = pydantic_core.from_json(line)
+    except ValueError:  # a lone surrogate (see `send`), or not JSON: the json module says which
+        message = json.loads(line)
     if not isinstance(message, dict):
         raise WireError("A message on the owner's socket must be a JSON object.")
     return message
