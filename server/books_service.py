@@ -167,10 +167,12 @@ class BookService:
         return BookList(books=books, message=None if books else f"No books: {NO_BOOKS}.")
 
     def search(self, params: SearchBookParams) -> SearchBookResult:
-        self._known_book(params.book_id)
+        """One engine operation when the search finds the book: a hit shows that it exists, so
+        the check that names the known books runs only when nothing or an error comes back."""
         reader = params.reader or DEFAULT_READER
         saved = self.state.get(params.book_id, reader)
         if saved is None:
+            self._known_book(params.book_id)
             raise ScoperagError(
                 f"No reading position is saved for reader '{reader}' in '{params.book_id}', so "
                 "every sentence could be a spoiler. Set one first with set_reading_position "
@@ -178,9 +180,16 @@ class BookService:
                 "read)."
             )
         runtime = self.runtime
-        hits = SpoilerSafeSearch(
+        search = SpoilerSafeSearch(
             runtime.backend, runtime.embedder, params.book_id, saved.sid, top_k=params.top_k
-        ).chunk_runs(params.query)
+        )
+        try:
+            hits = search.chunk_runs(params.query)
+        except ScoperagError:
+            self._known_book(params.book_id)  # an unknown book is the error to report
+            raise
+        if not hits:
+            self._known_book(params.book_id)
         kept = [run for hit in hits if (run := spoiler_free(hit, saved.sid)) is not None]
         # best first, as every search lists its hits (the merge itself walks reading order)
         merged = sorted(deduplicated(kept), key=lambda run: -(run.score or 0.0))

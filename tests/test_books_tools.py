@@ -19,8 +19,10 @@ from scoperag.core.contracts.books import BOOK_INDEXES, COLLECTION
 from scoperag.core.fields import index_plan
 from scoperag.pipelines.book import Book, ingest_book, read_book
 from scoperag.server.app import build_server
+from scoperag.server.books_service import BookService
 from scoperag.server.cli import cli
 from scoperag.server.runtime import Runtime
+from scoperag.server.status_cli import store_status
 
 LAST_CHAPTER = 3  # 198 sentences, 50 chunks: the whole book is embedded by the eval instead
 
@@ -181,6 +183,27 @@ async def test_search_without_a_position_says_to_set_one(books_runtime: Runtime)
     )
     assert "No reading position is saved for reader 'nobody'" in message
     assert "set_reading_position" in message
+
+
+async def test_a_book_search_asks_the_engine_once_and_still_names_an_unknown_book(
+    books_runtime: Runtime, backend_name: str
+) -> None:
+    """The reader's position comes from the reading-state store and a hit shows that the book
+    exists, so a search that finds passages is one engine operation; a position saved for a
+    book that is not stored still gets the error listing the books."""
+    if backend_name == "server":
+        pytest.skip("operations are counted by the process that owns an embedded store")
+    await call(books_runtime, "set_reading_position", book_id="pride", sentence=40, reader="one")
+    BookService(books_runtime).state.set("gone", "one", 40)
+    async with Client(build_server(books_runtime)) as client:
+        for query in ("Netherfield is let at last", "a single man in possession"):
+            before = store_status(books_runtime.settings)["owner"]["operations"]
+            arguments = {"book_id": "pride", "query": query, "reader": "one"}
+            assert (await client.call_tool("search_book", arguments)).structured_content["passages"]
+            after = store_status(books_runtime.settings)["owner"]["operations"]
+            assert sum(after.values()) - sum(before.values()) == 1, (before, after)
+    message = await error(books_runtime, "search_book", book_id="gone", query="x", reader="one")
+    assert "Invalid value for 'book_id': \"gone\". Accepted: pride" in message
 
 
 async def test_search_cuts_the_straddling_chunk_exactly_at_the_position(

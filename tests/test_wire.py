@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import socket
 from datetime import UTC, datetime
@@ -41,6 +42,21 @@ def test_engine_arguments_and_results_come_back_equal() -> None:
         SearchResult(hits=[hit], exists=True, keywords=False, count=1),
     ]
     assert [_round_trip(value) for value in values] == values
+
+
+def test_a_line_carries_every_string_and_float_exactly() -> None:
+    """Lines are written with pydantic-core's JSON, which refuses a lone surrogate (text from a
+    damaged PDF can hold one): such a line is written by the json module and still read back."""
+    for params in ({"text": "page \ud800 one", "n": 1}, {"vector": [0.1, 1e-300, 2 / 3, 10**30]}):
+        stream = io.BytesIO()
+        wire.send(stream, {"id": 1, "method": "count", "params": params})
+        stream.seek(0)
+        assert wire.receive(stream) == {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "count",
+            "params": params,
+        }
 
 
 @pytest.mark.parametrize(

@@ -1,15 +1,11 @@
-"""The attached end of the owner's socket: one connection, synchronous JSON-RPC calls.
-
-`hello` on connecting answers with the record of the process that actually listens (a new
-owner listens before it rewrites `owner.json`), and that process is the one watched: a call
-unanswered for a second fails at once if it is stopped, and a closed connection is an
-`OwnerUnreachableError`, on which `SharedBackend` takes over or reconnects.
-"""
+"""An attached process's connection to the owner: synchronous JSON-RPC calls, one at a time,
+watching the process that answered `hello` (a call unanswered for a second fails at once if it
+is stopped; a new owner listens before it rewrites `owner.json`)."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-import json
 import os
 import select
 import socket
@@ -23,7 +19,6 @@ from scoperag.server.store_sharing import wire
 
 CONNECT_SECONDS = 10.0
 CALL_SECONDS = 600.0  # a large upsert or a migration page can take minutes on a busy machine
-STOPPED_CHECK_SECONDS = 1.0  # a call unanswered this long looks whether the owner is stopped
 
 
 class OwnerUnreachableError(ScoperagError):
@@ -59,34 +54,38 @@ def process_stopped(pid: Any) -> bool:
 
 
 class Connection:
-    """One connection to the owner: synchronous JSON-RPC calls, one at a time."""
+    """One connection to the owner; `owner` is the record of the process that answered."""
 
     def __init__(self, record: dict[str, Any], attach: bool = True) -> None:
-        """Connect to the socket `record` names and say hello; `owner` is then the record of
-        the process that answered (the file may still name the previous owner)."""
-        self.path = str(record["socket"])
-        self._ids = itertools.count()
-        self._buffer = bytearray()
-        self.owner = record
+        self.path, self.owner, self._ids = str(record["socket"]), record, itertools.count()
         self.broken = False  # a call failed mid-way: its answer may still come, so never reuse
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._socket.settimeout(CALL_SECONDS)
+        self._stream = self._socket.makefile("rwb")
+        hello = {"pid": os.getpid(), "command": " ".join(sys.argv), "attach": attach}
         try:
             self._socket.connect(self.path)
-            hello = {"pid": os.getpid(), "command": " ".join(sys.argv), "attach": attach}
             self.owner = self.call("hello", hello, wait=CONNECT_SECONDS)
-        except OwnerStoppedError:
-            self.close()
-            raise
-        except (OSError, OwnerUnreachableError) as exc:
+        except OSError as exc:  # nothing listens there (a stale record)
             self.close()
             raise OwnerUnreachableError(self.path, exc) from None
+        except BaseException:
+            self.close()
+            raise
 
     def call(self, method: str, params: dict[str, Any], wait: float = CALL_SECONDS) -> Any:
-        """The result of `method`, or the error the owner raised as its own class."""
-        message = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params}
+        """The result of `method`, or the error the owner raised, as its own class."""
+        deadline = time.monotonic() + wait
         try:
-            self._socket.sendall(json.dumps(message, separators=(",", ":")).encode() + b"\n")
-            answer = json.loads(self._line(wait))
+            wire.send(self._stream, {"id": next(self._ids), "method": method, "params": params})
+            while not select.select([self._socket], [], [], 1.0)[0]:  # watch a quiet owner
+                if process_stopped(self.owner.get("pid")):
+                    raise OwnerStoppedError(self.owner)
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"no answer in {wait:.0f} s")
+            answer = wire.receive(self._stream)
+            if answer is None:
+                raise ConnectionResetError("the owner closed the connection")
         except (OSError, ValueError) as exc:
             self.broken = True
             raise OwnerUnreachableError(self.path, exc) from None
@@ -97,26 +96,9 @@ class Connection:
             raise wire.raised(answer["error"])
         return answer.get("result")
 
-    def _line(self, wait: float) -> bytes:
-        """The next line from the owner; a stopped owner fails the call within a second."""
-        deadline = time.monotonic() + wait
-        while (end := self._buffer.find(b"\n")) < 0:
-            ready, _, _ = select.select([self._socket], [], [], STOPPED_CHECK_SECONDS)
-            if not ready:
-                if process_stopped(self.owner.get("pid")):
-                    raise OwnerStoppedError(self.owner)
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"no answer in {wait:.0f} s")
-                continue
-            chunk = self._socket.recv(1 << 20)
-            if not chunk:
-                raise ConnectionResetError("the owner closed the connection")
-            self._buffer += chunk
-        line = bytes(self._buffer[:end])
-        del self._buffer[: end + 1]
-        return line
-
     def close(self) -> None:
+        with contextlib.suppress(OSError):  # a write the owner never read is dropped
+            self._stream.close()
         self._socket.close()
 
 

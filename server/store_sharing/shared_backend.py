@@ -1,21 +1,15 @@
-"""`SharedBackend`: a data dir's embedded engine, held here or reached through its owner.
-
-The first process that needs the engine opens it (taking its lock) and serves it to the others
-(`OwnerServer`); every other process sends each operation to that owner over its socket, one
-connection per calling thread. Both run the operations through the owner's `Engine`, so
-results and errors are the same. When the owner goes away, the next call of an attached process
-takes the lock and serves (or connects to whoever did first) and is made once more; operations
-are idempotent (upsert by id, delete by filter), so nothing is done twice. A collection's
-existence, embedder record and keyword vectors are read once per version of its
-`collection.json` (Edge), not asked of the engine on every call.
-"""
+"""`SharedBackend`: the embedded engine opened here (`Owner`), or reached through the process
+that has it open; when that one goes away, a call takes over and is made once more (operations
+are idempotent: upsert by id, delete by filter)."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from scoperag.core.backend import VectorBackend
@@ -25,7 +19,7 @@ from scoperag.core.generations import Generations
 from scoperag.core.settings import Settings
 from scoperag.server.store_sharing import wire
 from scoperag.server.store_sharing.channel import Connection, OwnerUnreachableError
-from scoperag.server.store_sharing.owner import Engine, OwnerServer, engine_dir, read_record
+from scoperag.server.store_sharing.owner import Owner, engine_dir, read_record
 
 if TYPE_CHECKING:
     from qdrant_client import models
@@ -35,11 +29,11 @@ if TYPE_CHECKING:
 TAKEOVER_SECONDS = 30.0  # how long to wait for a new owner to listen before giving up
 
 
+@dataclass
 class _Generations(Generations):
     """The owner's generation registry, changed only there under its lock."""
 
-    def __init__(self, backend: SharedBackend) -> None:
-        self._backend = backend
+    _backend: SharedBackend
 
     def begin(self, collection: str, sources: list[str], writer: str) -> str:
         return self._backend.call("generations.begin", collection, sources, writer)
@@ -58,104 +52,85 @@ class SharedBackend(VectorBackend):
     """Every `VectorBackend` operation, run here (owner) or in the owner process (attached)."""
 
     def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self.name = settings.effective_backend
+        self.settings, self.name = settings, settings.effective_backend
         self.folder = engine_dir(settings)
         self.generations = _Generations(self)  # type: ignore[misc]  # replaces the cached one
-        self._switch = threading.Lock()
-        self._owner: OwnerServer | None = None
-        self._record: dict[str, Any] | None = None  # the owner's, while attached
-        self._epoch = 0  # connections of an older epoch belong to a previous owner
-        self._local = threading.local()
+        self._lock = threading.Lock()  # of the fields below but `_cache`
+        self._owner: Owner | None = None
+        self._record: dict[str, Any] | None = None  # the answering owner's, while attached
+        self._connections: dict[int, Connection] = {}  # by calling thread; replaced on takeover
         self._cache: dict[tuple[str, str], tuple[Any, Any]] = {}
-        self._open: set[Connection] = set()  # every thread's, closed with the backend
-        self._switch_open = threading.Lock()
-        self._connect()
+        self._open()
 
     @property
     def role(self) -> str:
         """`owner` if this process holds the engine, else `attached`."""
         return "owner" if self._owner is not None else "attached"
 
-    def _connect(self) -> None:
+    def _open(self) -> None:
         """Open the engine and serve it, or attach to the process that has it open."""
         deadline = time.monotonic() + TAKEOVER_SECONDS
         while True:
             try:
                 engine = open_backend(self.settings)
-            except StoreLockedError as locked:
+            except StoreLockedError:
                 record = read_record(self.folder)
-                if record is not None:
-                    try:
-                        self._attach(Connection(record))
+                with contextlib.suppress(OwnerUnreachableError):  # stale, starting or leaving
+                    if record is not None:
+                        connection = Connection(record)
+                        self._record = connection.owner
+                        self._connections = {threading.get_ident(): connection}
                         return
-                    except OwnerUnreachableError:
-                        pass  # a stale record, or an owner that is starting up or going away
                 if time.monotonic() > deadline:
-                    raise locked
+                    raise
                 time.sleep(0.05)
                 continue
             try:
-                self._owner = OwnerServer(Engine(engine), self.folder)
+                self._owner = Owner(engine, self.folder)
             except BaseException:
                 engine.close()
                 raise
             return
 
-    def _attach(self, connection: Connection) -> None:
-        self._record = connection.owner
-        self._epoch += 1
-        self._keep(self._epoch, connection)
-
-    def _connection(self) -> Connection:
-        """This thread's connection to the current owner (opened on its first call)."""
-        epoch, connection = getattr(self._local, "connection", (None, None))
-        if connection is not None and epoch == self._epoch and not connection.broken:
-            return connection
-        if connection is not None:
-            self._forget(connection)
-        record = self._record
-        if record is None:
-            raise ScoperagError(f"The store at {self.folder} was closed in this process.")
-        epoch, connection = self._epoch, Connection(record)
-        self._keep(epoch, connection)
-        return connection
-
-    def _keep(self, epoch: int, connection: Connection) -> None:
-        self._local.connection = (epoch, connection)
-        with self._switch_open:
-            self._open.add(connection)
-
-    def _forget(self, connection: Connection) -> None:
-        connection.close()
-        with self._switch_open:
-            self._open.discard(connection)
-
     def call(self, op: str, *args: Any, **kwargs: Any) -> Any:
         """Run `op` where the engine is open; once more after a takeover if the owner left."""
-        epoch = self._epoch
+        connections = self._connections
         try:
             return self._run(op, args, kwargs)
         except OwnerUnreachableError:
             if self._owner is not None:
                 raise
-            self._reconnect(epoch)
+            with self._lock:  # the first thread to fail reconnects; the others use its work
+                if self._connections is connections and self._record is not None:
+                    self._close_connections()
+                    self._open()
         return self._run(op, args, kwargs)
 
     def _run(self, op: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         owner = self._owner
         if owner is not None:
-            return owner.engine.run(op, args, kwargs)
+            return owner.run(op, args, kwargs)
         params = {"args": wire.encode(list(args)), "kwargs": wire.encode(kwargs)}
         return wire.decode(self._connection().call(op, params))
 
-    def _reconnect(self, failed_epoch: int) -> None:
-        """Take over the store, or attach to its new owner; once per loss, whichever thread."""
-        with self._switch:
-            if self._epoch != failed_epoch or (self._owner is None and self._record is None):
-                return  # another thread has reconnected already (or the store was closed)
-            self._epoch += 1
-            self._connect()
+    def _connection(self) -> Connection:
+        """This thread's connection to the current owner (opened on its first call)."""
+        thread = threading.get_ident()
+        connection = self._connections.get(thread)
+        if connection is not None and not connection.broken:
+            return connection
+        with self._lock:
+            if self._record is None:
+                raise ScoperagError(f"The store at {self.folder} was closed in this process.")
+            if connection is not None:
+                connection.close()
+            connection = self._connections[thread] = Connection(self._record)
+        return connection
+
+    def _close_connections(self) -> None:
+        connections, self._connections = self._connections, {}
+        for connection in connections.values():
+            connection.close()
 
     def _known(self, op: str, collection: str) -> Any:
         """`op` on `collection`, read once per version of its collection.json on Edge."""
@@ -235,24 +210,20 @@ class SharedBackend(VectorBackend):
 
     @property
     def engine(self) -> VectorBackend:
-        """The open engine itself, without the sharing layer (benchmarks time it); owner only."""
+        """The open engine itself, without the sharing layer; owner only."""
         owner = self._owner
         if owner is None:
             raise ScoperagError(
                 f"Only the process that owns the store at {self.folder} has its engine; this one "
                 "reaches it through the owner (`scoperag status` names it)."
             )
-        return owner.engine.engine
+        return owner.engine
 
     def close(self) -> None:
         """Stop serving and release the engine (owner), or disconnect (attached)."""
-        with self._switch:
+        with self._lock:
             owner, self._owner, self._record = self._owner, None, None
-            self._epoch += 1  # every thread's connection is dropped at its next call
-        with self._switch_open:
-            connections, self._open = self._open, set()
-        for connection in connections:
-            connection.close()
+            self._close_connections()
         if owner is not None:
             owner.stop()
-            owner.engine.engine.close()
+            owner.engine.close()

@@ -1,20 +1,18 @@
 """What crosses the owner's socket: JSON-RPC 2.0, one JSON object per line, fixed types.
 
-Values are JSON; a typed value is `{"$type": name, "value": ...}` with `name` from `types()`
-alone (the qdrant-client models the engine speaks, scoperag's search request and result,
-datetimes, dicts whose keys are not all strings). An unknown name is an error: nothing received
-can name a module, class or function to run. An error travels as a class name from `errors()`
-and a message, and is raised again as that class (else as a `RuntimeError`).
+A typed value is `{"$type": name, "value": ...}` with `name` from `types()` alone, so nothing
+received names code to run; an error travels as a class name from `errors()` and a message.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import date, datetime
 from enum import Enum
 from functools import cache
 from typing import IO, Any
+
+import pydantic_core
 
 from scoperag.core.errors import ScoperagError
 
@@ -37,11 +35,8 @@ def types() -> dict[str, type]:
 
     from scoperag.core.search_request import SearchRequest, SearchResult
 
-    return {
-        **{name: getattr(models, name) for name in _QDRANT},
-        "SearchRequest": SearchRequest,
-        "SearchResult": SearchResult,
-    }
+    found = [getattr(models, name) for name in _QDRANT]
+    return {cls.__name__: cls for cls in [*found, SearchRequest, SearchResult, datetime, date]}
 
 
 @cache
@@ -61,17 +56,17 @@ def encode(value: Any) -> Any:
     """`value` as JSON data that `decode` turns back into the same types."""
     if value is None or isinstance(value, str | int | float | bool):
         return value
-    if isinstance(value, list | tuple | Iterator):  # an iterator (`points`): read to the end
+    if isinstance(value, list | tuple):
         return [encode(item) for item in value]
     if isinstance(value, dict):
         if all(isinstance(key, str) for key in value):
             return {key: encode(item) for key, item in value.items()}
         return {"$type": "map", "value": [[encode(k), encode(v)] for k, v in value.items()]}
-    if isinstance(value, datetime | date):
-        return {"$type": type(value).__name__, "value": value.isoformat()}
     name = type(value).__name__
     if types().get(name) is not type(value):
         raise WireError(f"Cannot send a {name} to another process: not a wire type.")
+    if isinstance(value, datetime | date):
+        return {"$type": name, "value": value.isoformat()}
     if isinstance(value, Enum):
         return {"$type": name, "value": value.value}
     return {"$type": name, "value": value.model_dump(mode="json", by_alias=True)}
@@ -87,17 +82,13 @@ def decode(data: Any) -> Any:
         return {key: decode(item) for key, item in data.items()}
     name, value = data["$type"], data.get("value")
     if name == "map":
-        return {_hashable(decode(k)): decode(v) for k, v in value}
-    if name in ("datetime", "date"):
-        return (datetime if name == "datetime" else date).fromisoformat(value)
-    cls = types().get(name)
+        return {decode(k): decode(v) for k, v in value}
+    cls: Any = types().get(name)
     if cls is None:
         raise WireError(f"Unknown type on the owner's socket: {json.dumps(name)[:100]}.")
+    if cls in (datetime, date):
+        return cls.fromisoformat(value)
     return cls(value) if issubclass(cls, Enum) else cls.model_validate(value)
-
-
-def _hashable(key: Any) -> Any:
-    return tuple(key) if isinstance(key, list) else key
 
 
 def error_data(error: BaseException) -> dict[str, Any]:
@@ -121,7 +112,12 @@ def raised(error: dict[str, Any]) -> Exception:
 
 def send(stream: IO[bytes], message: dict[str, Any]) -> None:
     """Write one message as one line (JSON escapes every newline inside it)."""
-    stream.write(json.dumps({"jsonrpc": "2.0", **message}, separators=(",", ":")).encode() + b"\n")
+    message = {"jsonrpc": "2.0", **message}
+    try:  # pydantic's serializer: a tenth of the json module's time for a query's vector
+        line = pydantic_core.to_json(message)
+    except ValueError:  # a lone surrogate, which only the json module writes (as an escape)
+        line = json.dumps(message, separators=(",", ":")).encode()
+    stream.write(line + b"\n")
     stream.flush()
 
 
@@ -130,7 +126,10 @@ def receive(stream: IO[bytes]) -> dict[str, Any] | None:
     line = stream.readline()
     if not line:
         return None
-    message = json.loads(line)
+    try:
+        message = pydantic_core.from_json(line)
+    except ValueError:  # a lone surrogate (see `send`), or not JSON: the json module says which
+        message = json.loads(line)
     if not isinstance(message, dict):
         raise WireError("A message on the owner's socket must be a JSON object.")
     return message
