@@ -74,6 +74,19 @@ def data_dir(tmp_path: Path) -> Path:
     return tmp_path / "shared"
 
 
+def _owning_process(data_dir: Path) -> subprocess.Popen:
+    """A process that opens the store (printing its role) and then only sleeps."""
+    script = (
+        "import time\n"
+        "from scoperag.core.settings import Settings\n"
+        "from scoperag.server.runtime import Runtime\n"
+        f"runtime = Runtime(Settings(data_dir={str(data_dir)!r}, backend='edge'))\n"
+        "print(runtime.backend.role, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    return subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+
+
 async def test_servers_cli_and_api_share_one_store(data_dir: Path, embedder: Embedder) -> None:
     """Two stdio servers and the CLI write to one store; the owner leaves (cleanly, then killed)
     and a survivor takes over each time without losing an acknowledged write."""
@@ -310,17 +323,7 @@ def test_a_stopped_owner_fails_calls_at_once_naming_it(data_dir: Path, embedder:
     Now a call fails within seconds naming the owner and how to resume it, and works again once
     it has resumed."""
     settings = Settings(data_dir=data_dir, backend="edge", profiles=["pdf"])
-    owner_script = (
-        "import sys, time\n"
-        "from scoperag.core.settings import Settings\n"
-        "from scoperag.server.runtime import Runtime\n"
-        f"runtime = Runtime(Settings(data_dir={str(data_dir)!r}, backend='edge'))\n"
-        "print(runtime.backend.role, flush=True)\n"
-        "time.sleep(600)\n"
-    )
-    owner = subprocess.Popen(
-        [sys.executable, "-c", owner_script], stdout=subprocess.PIPE, text=True
-    )
+    owner = _owning_process(data_dir)
     attached = None
     try:
         assert owner.stdout.readline().strip() == "owner"
@@ -473,17 +476,7 @@ def test_an_attached_process_watches_the_owner_that_answers_not_the_record(
     process could attach while the record still named the dead previous owner, and then hang
     for the whole stop of the new one. The owner's hello names itself, and that one is watched."""
     settings = Settings(data_dir=data_dir, backend="edge", profiles=["pdf"])
-    owner_script = (
-        "import time\n"
-        "from scoperag.core.settings import Settings\n"
-        "from scoperag.server.runtime import Runtime\n"
-        f"runtime = Runtime(Settings(data_dir={str(data_dir)!r}, backend='edge'))\n"
-        "print(runtime.backend.role, flush=True)\n"
-        "time.sleep(600)\n"
-    )
-    owner = subprocess.Popen(
-        [sys.executable, "-c", owner_script], stdout=subprocess.PIPE, text=True
-    )
+    owner = _owning_process(data_dir)
     attached = None
     try:
         assert owner.stdout.readline().strip() == "owner"
