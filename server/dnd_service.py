@@ -15,7 +15,7 @@ from scoperag.core.node_payload import stored_text_and_metadata
 from scoperag.retrievers.fusion import Ranked, reciprocal_rank_fusion
 from scoperag.retrievers.name_match import NameMatch, NameSearch
 from scoperag.retrievers.searches import HybridSearch, TextQuery
-from scoperag.server.dnd_tools import (
+from scoperag.server.dnd_models import (
     DndHit,
     DndResult,
     DocumentList,

@@ -16,7 +16,8 @@ from pydantic import BaseModel, Field, ValidationError
 from scoperag.core.docs_filters import FILTER_CONTRACT, DocsSearchRequest
 from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.core.index_status import IndexesMissingError, IndexReport, index_report
-from scoperag.server.docs_tools import SEARCH_PATH, SERVICE, DocsSearchResult
+from scoperag.server.docs_models import DocsSearchResult
+from scoperag.server.docs_tools import SEARCH_PATH, SERVICE
 from scoperag.server.http_body import JSON_MEDIA_TYPE, UnsupportedMediaTypeError, json_object
 from scoperag.server.runtime import Runtime
 from scoperag.server.tooling import (

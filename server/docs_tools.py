@@ -6,15 +6,15 @@ so they accept, refuse and answer alike.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastmcp import Context
 from fastmcp.server.providers import LocalProvider
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from scoperag.core.contracts.docs import DocChunkPayload
-from scoperag.core.docs_filters import FILTER_CONTRACT, DocsSearchFilters, DocsSearchRequest
+from scoperag.core.docs_filters import DocsSearchRequest
 from scoperag.core.param_types import FilePath
+from scoperag.server.docs_models import DocsSearchResult
 from scoperag.server.ingest_calls import BELOW_ALLOWED, allowed_file, run_with_progress
 from scoperag.server.runtime import Runtime
 from scoperag.server.tooling import DESTRUCTIVE, ModelTool
@@ -23,34 +23,12 @@ from scoperag.server.warm_up import deferred_service
 SEARCH_PATH = "/v2/docs/search/l0"
 # the search both interfaces run, loaded on first use
 SERVICE = "scoperag.server.docs_service:DocsService"
-EMPTY_HINT = (
-    "No docs are ingested yet. Run `scoperag ingest docs FILE.jsonl` (running servers "
-    "share the store with it), or call the ingest_docs tool."
-)
 DESCRIPTION = (
     "Semantic search over the shared docs (docs_search_filters/v1). Filters combine with AND: "
     "scope (agent_private | project_shared | org_shared), status (default 'active'), doc_type, "
     "agent_id, and updated_after / updated_before (RFC3339 with a time zone, both exclusive). "
     "Each hit gives its doc_id, chunk_index and all five contract fields."
 )
-
-
-class DocsHit(DocChunkPayload):
-    """One chunk found: its text, its score and its whole docs payload."""
-
-    text: str
-    score: float = Field(
-        description="What the hits are ordered by: meaning and keywords fused (or, for a "
-        "collection without keyword vectors, the cosine similarity)."
-    )
-    similarity: float = Field(description="Cosine similarity of the chunk to the query.")
-
-
-class DocsSearchResult(BaseModel):
-    contract: Literal["docs_search_filters/v1"] = FILTER_CONTRACT
-    filters: DocsSearchFilters = Field(description="The filters applied, status defaulted.")
-    hits: list[DocsHit]
-    message: str | None = None
 
 
 def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:

@@ -15,7 +15,7 @@ from qdrant_client import models
 
 from scoperag.core.errors import ScoperagError
 from scoperag.core.settings import Settings
-from scoperag.server.cli import load_settings, run_friendly
+from scoperag.server.cli_support import load_settings, run_friendly
 
 if TYPE_CHECKING:
     from scoperag.core.backend import VectorBackend
@@ -60,7 +60,8 @@ def copy_collection(
     Idempotent: points keep their ids, so a second run (or a run after an interruption)
     overwrites instead of duplicating. A target built with another embedder is refused.
     """
-    from scoperag.core.collections import EMBEDDER_KEY, ensure_indexes
+    from scoperag.core.collection_embedder import EMBEDDER_KEY
+    from scoperag.core.collections import ensure_indexes
     from scoperag.core.contracts.registry import required_indexes
 
     began = time.perf_counter()
@@ -100,7 +101,7 @@ def copy_collection(
 
 
 def _dimension(metadata: dict[str, Any], first: list[models.Record]) -> int:
-    from scoperag.core.backend import DENSE_VECTOR
+    from scoperag.core.vector_names import DENSE_VECTOR
 
     recorded = metadata.get("scoperag_embedder", {}).get("dimension")
     if recorded:

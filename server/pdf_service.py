@@ -17,7 +17,7 @@ from scoperag.core.paths import expand_files, files_to_ingest
 from scoperag.pipelines.page_labels import label_runs
 from scoperag.retrievers.searches import HybridSearch, TextQuery
 from scoperag.server.ingest_reports import file_entries
-from scoperag.server.pdf_tools import (
+from scoperag.server.pdf_models import (
     DocumentInfo,
     DocumentList,
     FindResult,

@@ -19,8 +19,8 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
 from scoperag.server.app import build_server
+from scoperag.server.dnd_models import KIND_FIELDS
 from scoperag.server.dnd_service import ingest_paths
-from scoperag.server.dnd_tools import KIND_FIELDS
 from scoperag.server.runtime import Runtime
 
 SLUGS = ["a5e", "tob", "wotc-srd"]
