@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from scoperag.core.backend import VectorBackend
 from scoperag.core.collection_embedder import EMBEDDER_KEY, stored_embedder
 from scoperag.core.embeddings import Embedder
-from scoperag.core.fields import FilterableField, index_plan
+from scoperag.core.filterable_fields import FilterableField, index_plan
 from scoperag.core.settings import Settings
 
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from pydantic import BaseModel, Field
 
 from scoperag.core.contracts.books import BOOK_ID, DEFAULT_READER, BookSummary
-from scoperag.core.param_types import Index, Name, Query, StrictParams
+from scoperag.core.tool_params import Index, Name, Query, StrictParams
 from scoperag.server.tooling import params_model
 
 _READER = Field(

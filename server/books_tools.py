@@ -10,7 +10,7 @@ from fastmcp.exceptions import ToolError
 from fastmcp.server.providers import LocalProvider
 from pydantic import Field
 
-from scoperag.core.param_types import FilePath, Name
+from scoperag.core.tool_params import FilePath, Name
 from scoperag.server.books_models import (
     BookList,
     GetPositionParams,
@@ -21,8 +21,8 @@ from scoperag.server.books_models import (
 )
 from scoperag.server.ingest_calls import BELOW_ALLOWED, Progress, allowed_file, run_with_progress
 from scoperag.server.runtime import Runtime
+from scoperag.server.service_locator import deferred_service
 from scoperag.server.tooling import DESTRUCTIVE, ModelTool, NoParams
-from scoperag.server.warm_up import deferred_service
 
 
 def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:

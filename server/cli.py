@@ -104,7 +104,8 @@ def demo(query: str, data_dir: Path | None) -> None:
 # defines `register(cli, ingest)` and keeps heavy imports inside its command functions, so
 # `scoperag --help` stays fast.
 COMMAND_MODULES = [
-    "scoperag.server.engine_cli",
+    "scoperag.server.migrate_cli",
+    "scoperag.server.bench_cli",
     "scoperag.server.data_cli",
     "scoperag.server.status_cli",
     "scoperag.server.check_cli",

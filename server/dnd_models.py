@@ -26,8 +26,8 @@ from scoperag.core.contracts.dnd import (
     DndItemPayload,
     parse_challenge_rating,
 )
-from scoperag.core.fields import FilterableField
-from scoperag.core.param_types import Query, StrictParams
+from scoperag.core.filterable_fields import FilterableField
+from scoperag.core.tool_params import Query, StrictParams
 from scoperag.server.ingest_reports import FILES_DESCRIPTION
 
 

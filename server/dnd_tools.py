@@ -18,7 +18,7 @@ from pydantic import (
 from scoperag.core.contracts.dnd import (
     DOCUMENTS,
 )
-from scoperag.core.param_types import FilePaths
+from scoperag.core.tool_params import FilePaths
 from scoperag.server.dnd_models import (
     LOOKUPS,
     DndResult,
@@ -28,8 +28,8 @@ from scoperag.server.dnd_models import (
 )
 from scoperag.server.ingest_calls import BELOW_ALLOWED, allowed_folders, run_with_progress
 from scoperag.server.runtime import Runtime
+from scoperag.server.service_locator import deferred_service
 from scoperag.server.tooling import DESTRUCTIVE, ModelTool, NoParams, params_model
-from scoperag.server.warm_up import deferred_service
 
 _SHARED_RULES = (
     " documents: source slugs from list_documents; left out = all, [] = nothing, an unknown slug "

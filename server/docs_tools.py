@@ -13,12 +13,12 @@ from fastmcp.server.providers import LocalProvider
 from pydantic import Field
 
 from scoperag.core.docs_filters import DocsSearchRequest
-from scoperag.core.param_types import FilePath
+from scoperag.core.tool_params import FilePath
 from scoperag.server.docs_models import DocsSearchResult
 from scoperag.server.ingest_calls import BELOW_ALLOWED, allowed_file, run_with_progress
 from scoperag.server.runtime import Runtime
+from scoperag.server.service_locator import deferred_service
 from scoperag.server.tooling import DESTRUCTIVE, ModelTool
-from scoperag.server.warm_up import deferred_service
 
 SEARCH_PATH = "/v2/docs/search/l0"
 # the search both interfaces run, loaded on first use

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from scoperag.core.param_types import (
+from scoperag.core.tool_params import (
     MAX_METADATA_BYTES,
     Metadata,
     Name,

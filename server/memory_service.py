@@ -22,7 +22,7 @@ from scoperag.core.contracts.memory import (
     parse_day,
 )
 from scoperag.core.errors import InvalidParameterError
-from scoperag.core.fields import build_filter, empty_selection
+from scoperag.core.filterable_fields import build_filter, empty_selection
 from scoperag.pipelines.memory_order import backfill_order, order_bound
 from scoperag.retrievers.ranked import RankedPage, ranked_page
 from scoperag.retrievers.searches import BrowseSearch, HybridSearch, TextQuery

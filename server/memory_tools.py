@@ -8,7 +8,7 @@ from fastmcp import Context
 from fastmcp.server.providers import LocalProvider
 from pydantic import Field
 
-from scoperag.core.param_types import (
+from scoperag.core.tool_params import (
     FilePath,
 )
 from scoperag.server.ingest_calls import BELOW_ALLOWED, Progress, allowed_file, run_with_progress
@@ -21,8 +21,8 @@ from scoperag.server.memory_models import (
     StoreMemoryResult,
 )
 from scoperag.server.runtime import Runtime
+from scoperag.server.service_locator import deferred_service
 from scoperag.server.tooling import DESTRUCTIVE, WRITES, ModelTool
-from scoperag.server.warm_up import deferred_service
 
 
 def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from scoperag.core.param_types import Metadata, Name, Query, StrictParams, Text
+from scoperag.core.tool_params import Metadata, Name, Query, StrictParams, Text
 from scoperag.server.ingest_reports import FILES_DESCRIPTION
 
 

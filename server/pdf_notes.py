@@ -15,7 +15,7 @@ from scoperag.core.backend import VectorBackend
 from scoperag.core.collections import prepare_for_writing
 from scoperag.core.embeddings import Embedder
 from scoperag.core.errors import InvalidParameterError
-from scoperag.core.fields import FilterableField
+from scoperag.core.filterable_fields import FilterableField
 from scoperag.core.generations import GENERATION_KEY
 from scoperag.core.vector_names import DENSE_VECTOR
 from scoperag.pipelines.point_ids import stable_id

@@ -10,7 +10,7 @@ from fastmcp.server.providers import LocalProvider
 from pydantic import Field
 
 from scoperag.core.contracts.pdf import PDF_FIELDS, user_fields
-from scoperag.core.param_types import FilePaths, Name
+from scoperag.core.tool_params import FilePaths, Name
 from scoperag.server.data_admin import DeleteReport
 from scoperag.server.ingest_calls import run_with_progress
 from scoperag.server.pdf_models import (
@@ -23,6 +23,7 @@ from scoperag.server.pdf_models import (
     StoreResult,
 )
 from scoperag.server.runtime import Runtime
+from scoperag.server.service_locator import deferred_service
 from scoperag.server.tooling import (
     DESTRUCTIVE,
     WRITES,
@@ -30,7 +31,6 @@ from scoperag.server.tooling import (
     NoParams,
     params_model,
 )
-from scoperag.server.warm_up import deferred_service
 
 
 def _delete_document(runtime: Runtime, params: DeleteDocumentParams) -> DeleteReport:

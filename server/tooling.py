@@ -15,8 +15,8 @@ from pydantic import BaseModel, ValidationError, create_model
 from pydantic.json_schema import SkipJsonSchema
 
 from scoperag.core.errors import ScoperagError, as_json
-from scoperag.core.fields import FilterableField
-from scoperag.core.param_types import StrictParams
+from scoperag.core.filterable_fields import FilterableField
+from scoperag.core.tool_params import StrictParams
 from scoperag.server.output_schema import inline_refs, output_schema
 from scoperag.server.tool_names import unknown_tool
 

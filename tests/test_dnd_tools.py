@@ -343,7 +343,7 @@ async def test_search_ranks_as_llamaindex_fusion_does(
     from llama_index.core.retrievers.fusion_retriever import FUSION_MODES
 
     from scoperag.core.contracts.dnd import COLLECTION, DOCUMENTS
-    from scoperag.core.fields import build_filter
+    from scoperag.core.filterable_fields import build_filter
     from scoperag.retrievers.hybrid import HybridRetriever
     from scoperag.retrievers.name_retriever import NameMatchRetriever
 

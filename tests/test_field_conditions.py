@@ -15,7 +15,7 @@ from qdrant_client import models
 
 from scoperag.core.backend import VectorBackend
 from scoperag.core.edge_backend import EdgeBackend
-from scoperag.core.fields import (
+from scoperag.core.filterable_fields import (
     LIST_CONDITIONS,
     VALID_CONDITIONS,
     Condition,
