@@ -8,7 +8,8 @@ from datetime import datetime
 from pydantic import BaseModel, Field
 
 from scoperag.core.contracts.books import BOOK_ID, DEFAULT_READER, BookSummary
-from scoperag.core.tool_params import Index, Name, Query, StrictParams
+from scoperag.core.tool_params import FilePath, Index, Name, Query, StrictParams
+from scoperag.server.ingest_calls import BELOW_ALLOWED
 from scoperag.server.tooling import params_model
 
 _READER = Field(
@@ -87,3 +88,11 @@ class SearchBookResult(BaseModel):
     chunks_cut: int = Field(description="Retrieved chunks that ran past user_pos and were cut.")
     sentences_cut: int = Field(description="Sentences past user_pos cut from retrieved chunks.")
     message: str | None = None
+
+
+class IngestBookParams(StrictParams):
+    path: FilePath = Field(description=f"A UTF-8 text file {BELOW_ALLOWED}.")
+    book_id: Name = Field(description="Id the book tools will know the book by.")
+    title: Name | None = Field(
+        default=None, description="Title (default: the Gutenberg title or file name)."
+    )

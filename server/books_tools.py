@@ -3,62 +3,66 @@ ingest_book."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastmcp import Context
 from fastmcp.exceptions import ToolError
 from fastmcp.server.providers import LocalProvider
-from pydantic import Field
 
-from scoperag.core.tool_params import FilePath, Name
 from scoperag.server.books_models import (
     BookList,
     GetPositionParams,
+    IngestBookParams,
     ReadingPosition,
     SearchBookParams,
     SearchBookResult,
     SetPositionParams,
 )
-from scoperag.server.ingest_calls import BELOW_ALLOWED, Progress, allowed_file, run_with_progress
+from scoperag.server.ingest_calls import (
+    Progress,
+    allowed_file,
+)
 from scoperag.server.runtime import Runtime
 from scoperag.server.service_locator import deferred_service
-from scoperag.server.tooling import DESTRUCTIVE, ModelTool, NoParams
+from scoperag.server.tooling import DESTRUCTIVE, ModelTool, NoParams, ProgressTool
 
 
 def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:
     """`ingest_book`: a plain-text book, replacing the book stored under the same id."""
 
-    @tools.tool(
-        name="ingest_book",
-        annotations=DESTRUCTIVE,
-        description=(
-            "Ingest a plain-text book (Project Gutenberg headers are removed) for spoiler-safe "
-            "search_book; re-ingesting a book id replaces that book."
-        ),
-    )
-    async def ingest_book(
-        path: Annotated[FilePath, Field(description=f"A UTF-8 text file {BELOW_ALLOWED}.")],
-        book_id: Annotated[Name, Field(description="Id the book tools will know the book by.")],
-        ctx: Context,
-        title: Annotated[
-            Name | None, Field(description="Title (default: the Gutenberg title or file name).")
-        ] = None,
-    ) -> dict[str, Any]:
-        from scoperag.pipelines.book import BookRejectedError
-        from scoperag.pipelines.book import ingest_book as ingest
+    def ingest(params: IngestBookParams, progress: Progress) -> dict[str, Any]:
+        from scoperag.pipelines.book import BookRejectedError, ingest_book
 
-        file = allowed_file(runtime.settings, path)
+        file = allowed_file(runtime.settings, params.path)
 
-        def work(progress: Progress) -> Any:
-            def chunks(done: int, total: int) -> None:
-                progress(done, total, "chunks embedded")
-
-            return ingest(file, runtime.backend, runtime.embedder, book_id, title, None, chunks)
+        def chunks(done: int, total: int) -> None:
+            progress(done, total, "chunks embedded")
 
         try:
-            return (await run_with_progress(ctx, work, runtime.settings)).model_dump()
+            report = ingest_book(
+                file,
+                runtime.backend,
+                runtime.embedder,
+                params.book_id,
+                params.title,
+                None,
+                chunks,
+            )
         except BookRejectedError as exc:
             raise ToolError(f"{file.name}: not ingested, {exc}.") from None
+        return report.model_dump()
+
+    tools.add_tool(
+        ProgressTool.build(
+            "ingest_book",
+            "Ingest a plain-text book (Project Gutenberg headers are removed) for spoiler-safe "
+            "search_book; re-ingesting a book id replaces that book.",
+            IngestBookParams,
+            ingest,
+            None,
+            annotations=DESTRUCTIVE,
+            settings=runtime.settings,
+        )
+    )
 
 
 def build(runtime: Runtime) -> LocalProvider:

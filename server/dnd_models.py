@@ -27,7 +27,8 @@ from scoperag.core.contracts.dnd import (
     parse_challenge_rating,
 )
 from scoperag.core.filterable_fields import FilterableField
-from scoperag.core.tool_params import Query, StrictParams
+from scoperag.core.tool_params import FilePaths, Query, StrictParams
+from scoperag.server.ingest_calls import BELOW_ALLOWED
 from scoperag.server.ingest_reports import FILES_DESCRIPTION
 
 
@@ -165,3 +166,10 @@ LOOKUPS = (
         "Look up rules by name and rule_type (section of the rules, condition, plane).",
     ),
 )
+
+
+class IngestDndParams(StrictParams):
+    paths: FilePaths = Field(
+        description=f"Open5e folders (each with a Document.json), or folders of them, "
+        f"{BELOW_ALLOWED}."
+    )

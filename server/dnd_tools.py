@@ -7,29 +7,28 @@ handlers (and LlamaIndex, qdrant-client) load on the first call: `server.dnd_ser
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastmcp import Context
 from fastmcp.server.providers import LocalProvider
-from pydantic import (
-    Field,
-)
 
 from scoperag.core.contracts.dnd import (
     DOCUMENTS,
 )
-from scoperag.core.tool_params import FilePaths
 from scoperag.server.dnd_models import (
     LOOKUPS,
     DndResult,
     DocumentList,
+    IngestDndParams,
     LookupParams,
     SearchParams,
 )
-from scoperag.server.ingest_calls import BELOW_ALLOWED, allowed_folders, run_with_progress
+from scoperag.server.ingest_calls import (
+    Progress,
+    allowed_folders,
+)
 from scoperag.server.runtime import Runtime
 from scoperag.server.service_locator import deferred_service
-from scoperag.server.tooling import DESTRUCTIVE, ModelTool, NoParams, params_model
+from scoperag.server.tooling import DESTRUCTIVE, ModelTool, NoParams, ProgressTool, params_model
 
 _SHARED_RULES = (
     " documents: source slugs from list_documents; left out = all, [] = nothing, an unknown slug "
@@ -45,34 +44,25 @@ def _tool_model(tool: str) -> str:
 def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:
     """`ingest_dnd`: Open5e fixture folders."""
 
-    @tools.tool(
-        name="ingest_dnd",
-        annotations=DESTRUCTIVE,
-        description=(
-            "Ingest Open5e (API v1) folders: one item per spell, creature, equipment, character "
-            "option or rule; re-ingesting a file replaces its items; other files are skipped with "
-            "a note."
-        ),
-    )
-    async def ingest_dnd(
-        paths: Annotated[
-            FilePaths,
-            Field(
-                description=f"Open5e folders (each with a Document.json), or folders of them, "
-                f"{BELOW_ALLOWED}.",
-            ),
-        ],
-        ctx: Context,
-    ) -> dict[str, Any]:
+    def ingest(params: IngestDndParams, progress: Progress) -> dict[str, Any]:
         from scoperag.server.dnd_service import ingest_paths
 
-        folders = allowed_folders(runtime.settings, paths)
-        result = await run_with_progress(
-            ctx,
-            lambda p: ingest_paths(runtime, folders, p),
-            runtime.settings,
+        folders = allowed_folders(runtime.settings, params.paths)
+        return ingest_paths(runtime, folders, progress).model_dump()
+
+    tools.add_tool(
+        ProgressTool.build(
+            "ingest_dnd",
+            "Ingest Open5e (API v1) folders: one item per spell, creature, equipment, character "
+            "option or rule; re-ingesting a file replaces its items; other files are skipped with "
+            "a note.",
+            IngestDndParams,
+            ingest,
+            None,
+            annotations=DESTRUCTIVE,
+            settings=runtime.settings,
         )
-        return result.model_dump()
+    )
 
 
 def build(runtime: Runtime) -> LocalProvider:

@@ -9,6 +9,8 @@ from pydantic import BaseModel, Field
 
 from scoperag.core.contracts.docs import DocChunkPayload
 from scoperag.core.docs_filters import FILTER_CONTRACT, DocsSearchFilters
+from scoperag.core.tool_params import FilePath, StrictParams
+from scoperag.server.ingest_calls import BELOW_ALLOWED
 
 EMPTY_HINT = (
     "No docs are ingested yet. Run `scoperag ingest docs FILE.jsonl` (running servers "
@@ -32,3 +34,7 @@ class DocsSearchResult(BaseModel):
     filters: DocsSearchFilters = Field(description="The filters applied, status defaulted.")
     hits: list[DocsHit]
     message: str | None = None
+
+
+class IngestDocsParams(StrictParams):
+    path: FilePath = Field(description=f"A JSONL file {BELOW_ALLOWED}.")

@@ -6,19 +6,19 @@ so they accept, refuse and answer alike.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastmcp import Context
 from fastmcp.server.providers import LocalProvider
-from pydantic import Field
 
 from scoperag.core.docs_filters import DocsSearchRequest
-from scoperag.core.tool_params import FilePath
-from scoperag.server.docs_models import DocsSearchResult
-from scoperag.server.ingest_calls import BELOW_ALLOWED, allowed_file, run_with_progress
+from scoperag.server.docs_models import DocsSearchResult, IngestDocsParams
+from scoperag.server.ingest_calls import (
+    Progress,
+    allowed_file,
+)
 from scoperag.server.runtime import Runtime
 from scoperag.server.service_locator import deferred_service
-from scoperag.server.tooling import DESTRUCTIVE, ModelTool
+from scoperag.server.tooling import DESTRUCTIVE, ModelTool, ProgressTool
 
 SEARCH_PATH = "/v2/docs/search/l0"
 # the search both interfaces run, loaded on first use
@@ -34,28 +34,26 @@ DESCRIPTION = (
 def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:
     """`ingest_docs`: a JSONL file of documents."""
 
-    @tools.tool(
-        name="ingest_docs",
-        annotations=DESTRUCTIVE,
-        description=(
-            "Ingest a JSONL file, one document a line (doc_id, title, text, scope, status, "
-            "doc_type, agent_id, updated_at); re-ingesting a doc_id replaces it; a bad line is "
-            "reported with its number and skipped."
-        ),
-    )
-    async def ingest_docs(
-        path: Annotated[FilePath, Field(description=f"A JSONL file {BELOW_ALLOWED}.")],
-        ctx: Context,
-    ) -> dict[str, Any]:
+    def ingest(params: IngestDocsParams, progress: Progress) -> dict[str, Any]:
         from scoperag.pipelines.docs import ingest_docs_jsonl
 
-        file = allowed_file(runtime.settings, path)
-        report = await run_with_progress(
-            ctx,
-            lambda p: ingest_docs_jsonl(file, runtime.backend, runtime.embedder, p),
-            runtime.settings,
-        )
+        file = allowed_file(runtime.settings, params.path)
+        report = ingest_docs_jsonl(file, runtime.backend, runtime.embedder, progress)
         return report.model_dump(mode="json")
+
+    tools.add_tool(
+        ProgressTool.build(
+            "ingest_docs",
+            "Ingest a JSONL file, one document a line (doc_id, title, text, scope, status, "
+            "doc_type, agent_id, updated_at); re-ingesting a doc_id replaces it; a bad line is "
+            "reported with its number and skipped.",
+            IngestDocsParams,
+            ingest,
+            None,
+            annotations=DESTRUCTIVE,
+            settings=runtime.settings,
+        )
+    )
 
 
 def build(runtime: Runtime) -> LocalProvider:

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from scoperag.core.tool_params import (
     MAX_METADATA_BYTES,
+    FilePath,
     Metadata,
     Name,
     Names,
@@ -16,6 +17,7 @@ from scoperag.core.tool_params import (
     StrictParams,
     Text,
 )
+from scoperag.server.ingest_calls import BELOW_ALLOWED
 from scoperag.server.toon_output import PageFigures
 
 Mode = Literal["hybrid", "tag", "faceted"]
@@ -128,3 +130,7 @@ class DeleteMemoryResult(BaseModel):
     content_hash: str
     deleted: bool
     message: str
+
+
+class IngestMemoriesParams(StrictParams):
+    path: FilePath = Field(description=f"A JSON file {BELOW_ALLOWED}.")

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastmcp import Context
 from fastmcp.server.providers import LocalProvider
-from pydantic import Field
 
-from scoperag.core.tool_params import (
-    FilePath,
+from scoperag.server.ingest_calls import (
+    Progress,
+    allowed_file,
 )
-from scoperag.server.ingest_calls import BELOW_ALLOWED, Progress, allowed_file, run_with_progress
 from scoperag.server.memory_models import (
     DeleteMemoryParams,
     DeleteMemoryResult,
+    IngestMemoriesParams,
     SearchParams,
     SearchResult,
     StoreMemoryParams,
@@ -22,38 +21,37 @@ from scoperag.server.memory_models import (
 )
 from scoperag.server.runtime import Runtime
 from scoperag.server.service_locator import deferred_service
-from scoperag.server.tooling import DESTRUCTIVE, WRITES, ModelTool
+from scoperag.server.tooling import DESTRUCTIVE, WRITES, ModelTool, ProgressTool
 
 
 def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:
     """`ingest_memories`: a JSON file of memories."""
 
-    @tools.tool(
-        name="ingest_memories",
-        annotations=WRITES,
-        description=(
-            "Import memories from a JSON file: a list of {content, tags, memory_type, created_at, "
-            "metadata} objects, or an object with a `memories` list. Content already stored is "
-            "kept once; a bad item is reported with its position and skipped."
-        ),
-    )
-    async def ingest_memories(
-        path: Annotated[FilePath, Field(description=f"A JSON file {BELOW_ALLOWED}.")],
-        ctx: Context,
-    ) -> dict[str, Any]:
+    def ingest(params: IngestMemoriesParams, progress: Progress) -> dict[str, Any]:
         from scoperag.pipelines.memories import import_memories
 
-        file = allowed_file(runtime.settings, path)
+        file = allowed_file(runtime.settings, params.path)
 
-        def work(progress: Progress) -> Any:
-            def memories(done: int, total: int) -> None:
-                progress(done, total, file.name)
+        def memories(done: int, total: int) -> None:
+            progress(done, total, file.name)
 
-            return import_memories(
-                file, runtime.backend, runtime.embedder, memories, runtime.settings.data_dir
-            )
+        return import_memories(
+            file, runtime.backend, runtime.embedder, memories, runtime.settings.data_dir
+        ).model_dump()
 
-        return (await run_with_progress(ctx, work, runtime.settings)).model_dump()
+    tools.add_tool(
+        ProgressTool.build(
+            "ingest_memories",
+            "Import memories from a JSON file: a list of {content, tags, memory_type, created_at, "
+            "metadata} objects, or an object with a `memories` list. Content already stored is "
+            "kept once; a bad item is reported with its position and skipped.",
+            IngestMemoriesParams,
+            ingest,
+            None,
+            annotations=WRITES,
+            settings=runtime.settings,
+        )
+    )
 
 
 def build(runtime: Runtime) -> LocalProvider:

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from scoperag.core.tool_params import Metadata, Name, Query, StrictParams, Text
+from scoperag.core.tool_params import FilePaths, Metadata, Name, Query, StrictParams, Text
 from scoperag.server.ingest_reports import FILES_DESCRIPTION
 
 
@@ -80,3 +80,12 @@ class IngestResult(BaseModel):
     files: list[dict[str, Any]] = Field(description=FILES_DESCRIPTION)
     ingested: int
     skipped: int
+
+
+class IngestPdfParams(StrictParams):
+    paths: FilePaths = Field(
+        description="PDF files or directories of PDFs, below SCOPERAG_ALLOWED_DIRS."
+    )
+    document_id: Name | None = Field(
+        default=None, description="Id for a single PDF; default: the file name without extension."
+    )

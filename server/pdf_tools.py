@@ -3,21 +3,16 @@ qdrant-delete-document."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastmcp import Context
 from fastmcp.server.providers import LocalProvider
-from pydantic import Field
 
 from scoperag.core.contracts.pdf import PDF_FIELDS, user_fields
-from scoperag.core.tool_params import FilePaths, Name
 from scoperag.server.data_admin import DeleteReport
-from scoperag.server.ingest_calls import run_with_progress
 from scoperag.server.pdf_models import (
     DeleteDocumentParams,
     DocumentList,
     FindParams,
     FindResult,
+    IngestPdfParams,
     IngestResult,
     StoreParams,
     StoreResult,
@@ -29,6 +24,7 @@ from scoperag.server.tooling import (
     WRITES,
     ModelTool,
     NoParams,
+    ProgressTool,
     params_model,
 )
 
@@ -89,30 +85,16 @@ def build(runtime: Runtime) -> LocalProvider:
         )
     )
 
-    @tools.tool(
-        name="qdrant-ingest-pdf",
-        annotations=DESTRUCTIVE,
-        description=(
-            "Ingest PDFs (one or more chunks per page); re-ingesting a file replaces its pages."
-        ),
-    )
-    async def ingest_pdf(
-        paths: Annotated[
-            FilePaths,
-            Field(
-                description="PDF files or directories of PDFs, below SCOPERAG_ALLOWED_DIRS.",
-            ),
-        ],
-        ctx: Context,
-        document_id: Annotated[
-            Name | None,
-            Field(description="Id for a single PDF; default: the file name without extension."),
-        ] = None,
-    ) -> IngestResult:
-        return await run_with_progress(
-            ctx,
-            lambda p: service().ingest(paths, document_id, p),
-            runtime.settings,
+    tools.add_tool(
+        ProgressTool.build(
+            "qdrant-ingest-pdf",
+            "Ingest PDFs (one or more chunks per page); re-ingesting a file replaces its pages.",
+            IngestPdfParams,
+            lambda params, progress: service().ingest(params.paths, params.document_id, progress),
+            IngestResult,
+            annotations=DESTRUCTIVE,
+            settings=runtime.settings,
         )
+    )
 
     return tools
