@@ -18,9 +18,9 @@ HANDLER_MODULES: dict[str, None] = {}  # every deferred handler's module, in dec
 def deferred_service(path: str, *args: Any) -> Callable[[], Any]:
     """`module:Class(*args)`, built once, on the first call (or imported by the warm-up).
 
-    Call it only in a worker thread (the handlers of `ModelTool` run in one; an async tool
-    wraps the call: `to_thread.run_sync(lambda: service().method(...))`): the first call may
-    wait seconds for imports, which on the event loop would stall every session and /healthz."""
+    Call it only in a worker thread (every tool's handler runs in one; an HTTP route wraps the
+    call: `to_thread.run_sync(lambda: service().method(...))`): the first call may wait seconds
+    for imports, which on the event loop would stall every session and /healthz."""
     module, _, name = path.partition(":")
     HANDLER_MODULES[module] = None
     built: list[Any] = []
