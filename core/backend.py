@@ -21,8 +21,6 @@ if TYPE_CHECKING:  # kept out of start-up: the server lists its tools before any
     from scoperag.core.search_request import SearchRequest, SearchResult
     from scoperag.core.vector_store import CollectionVectorStore
 
-DENSE_VECTOR = "text-dense"  # the vector name LlamaIndex's QdrantVectorStore reads and writes
-SPARSE_VECTOR = "text-bm25"  # BM25 sparse vectors (core.bm25), with the engine's IDF modifier
 KEYWORD_HINT = (
     "Collection '{collection}' has no BM25 keyword vectors (built before hybrid search), so it "
     "is ranked by meaning only; run `scoperag reindex --collection {collection}` to add them."

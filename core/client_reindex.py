@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from qdrant_client import models
 
-from scoperag.core.backend import DENSE_VECTOR
+from scoperag.core.vector_names import DENSE_VECTOR
 
 if TYPE_CHECKING:
     from scoperag.core.qdrant_client_backend import QdrantClientBackend

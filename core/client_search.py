@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from qdrant_client import QdrantClient, models
 
-from scoperag.core.backend import (
-    DENSE_VECTOR,
-    FUSION_CANDIDATES,
-    SPARSE_VECTOR,
-    meaning_breaks_ties,
-)
+from scoperag.core.backend import FUSION_CANDIDATES, meaning_breaks_ties
 from scoperag.core.bm25 import query_vector
 from scoperag.core.search_request import SearchRequest
+from scoperag.core.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 
 
 def search(

@@ -5,12 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from scoperag.core.backend import VectorBackend
-from scoperag.core.embeddings import Embedder, EmbedderInfo
-from scoperag.core.fields import FilterableField, index_plan
-from scoperag.core.search_request import SearchRequest
+from scoperag.core.collection_embedder import EMBEDDER_KEY, stored_embedder
+from scoperag.core.embeddings import Embedder
+from scoperag.core.filterable_fields import FilterableField, index_plan
 from scoperag.core.settings import Settings
-
-EMBEDDER_KEY = "scoperag_embedder"
 
 
 def open_backend(settings: Settings) -> VectorBackend:
@@ -26,12 +24,6 @@ def open_backend(settings: Settings) -> VectorBackend:
         key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
         return QdrantClientBackend.server(settings.qdrant_url or "", key)
     return QdrantClientBackend.local(settings.data_dir / "qdrant")
-
-
-def stored_embedder(backend: VectorBackend, collection: str) -> EmbedderInfo | None:
-    """The embedder a collection was built with, if it records one."""
-    recorded = backend.collection_metadata(collection).get(EMBEDDER_KEY)
-    return EmbedderInfo.model_validate(recorded) if recorded else None
 
 
 def ensure_indexes(
@@ -73,14 +65,3 @@ def prepare_for_writing(
                 raise
     embedder.check_compatible(collection, stored_embedder(backend, collection))
     ensure_indexes(backend, collection, fields)
-
-
-def searchable(backend: VectorBackend, request: SearchRequest) -> bool:
-    """False if the request's collection does not exist; raises if it was built with another
-    embedder than the request names (the check inside every engine's `search`)."""
-    if not backend.collection_exists(request.collection):
-        return False
-    if request.embedder is not None:
-        stored = stored_embedder(backend, request.collection)
-        request.embedder.check_builds(request.collection, stored)
-    return True

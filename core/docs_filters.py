@@ -15,8 +15,8 @@ from pydantic import BaseModel, Field, create_model
 
 from scoperag.core.contracts.docs import DOCS_FILTERS, SCOPES, TimestampError, parse_rfc3339
 from scoperag.core.errors import InvalidParameterError, as_json
-from scoperag.core.fields import FieldType, FilterableField, build_filter
-from scoperag.core.param_types import Query, RawName, StrictParams
+from scoperag.core.filterable_fields import FieldType, FilterableField, build_filter
+from scoperag.core.tool_params import Query, RawName, StrictParams
 
 FILTER_CONTRACT = "docs_search_filters/v1"
 DEFAULT_STATUS = "active"

@@ -32,13 +32,14 @@ import qdrant_edge as edge
 from qdrant_client import models
 
 from scoperag.core import edge_search
-from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR, VectorBackend
-from scoperag.core.collections import searchable
+from scoperag.core.backend import VectorBackend
+from scoperag.core.collection_embedder import searchable
 from scoperag.core.disk_space import ensure_room
 from scoperag.core.edge_collection import EdgeCollection
 from scoperag.core.errors import ScoperagError, StoreLockedError
 from scoperag.core.search_request import SearchRequest, SearchResult
 from scoperag.core.store_check import CheckedShard, load_shard, read_record
+from scoperag.core.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 
 if TYPE_CHECKING:
     pass

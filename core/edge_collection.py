@@ -16,12 +16,13 @@ from typing import Any
 import qdrant_edge as edge
 from qdrant_client import models
 
-from scoperag.core.backend import ALL_VALUES, DENSE_VECTOR, SPARSE_VECTOR
+from scoperag.core.backend import ALL_VALUES
 from scoperag.core.bm25 import document_vector, node_text
 from scoperag.core.edge_errors import missing_index
 from scoperag.core.edge_filters import to_edge_filter, to_edge_order_by, to_edge_vectors, to_record
 from scoperag.core.generations import with_hidden
 from scoperag.core.key_values import KeyValues
+from scoperag.core.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 
 _PAGE = 1024
 # HNSW beam: EF_PER_SHARE / a filter's share, in [EF_MIN, EF_MAX]: recall@10 >= 0.99 (engine.md)

@@ -19,7 +19,7 @@ import qdrant_edge as edge
 from qdrant_client import models
 
 from scoperag.core.errors import ScoperagError
-from scoperag.core.fields import conditions
+from scoperag.core.filterable_fields import conditions
 
 
 class UnsupportedFilterError(ScoperagError):

@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING, Any
 import qdrant_edge as edge
 from qdrant_client import models
 
-from scoperag.core.backend import FUSION_CANDIDATES, SPARSE_VECTOR, meaning_breaks_ties
+from scoperag.core.backend import FUSION_CANDIDATES, meaning_breaks_ties
 from scoperag.core.bm25 import query_vector
 from scoperag.core.edge_filters import plain_id, to_edge_vectors
 from scoperag.core.search_request import SearchRequest, SearchResult
+from scoperag.core.vector_names import SPARSE_VECTOR
 
 if TYPE_CHECKING:
     from scoperag.core.edge_collection import EdgeCollection

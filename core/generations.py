@@ -31,7 +31,7 @@ from pydantic import BaseModel, Field
 from qdrant_client import models
 
 from scoperag.core.errors import ScoperagError
-from scoperag.core.fields import narrowed
+from scoperag.core.filterable_fields import narrowed
 
 if TYPE_CHECKING:
     from scoperag.core.backend import VectorBackend

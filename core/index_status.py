@@ -10,7 +10,7 @@ from scoperag.core.backend import VectorBackend
 from scoperag.core.collections import ensure_indexes, missing_indexes
 from scoperag.core.contracts.registry import required_indexes
 from scoperag.core.errors import ScoperagError
-from scoperag.core.fields import FilterableField, index_plan
+from scoperag.core.filterable_fields import FilterableField, index_plan
 from scoperag.core.settings import Settings
 
 # Engines that keep no payload indexes: qdrant-client's local mode scans every point instead.

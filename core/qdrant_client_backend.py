@@ -12,12 +12,13 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from scoperag.core import client_reindex, client_search
-from scoperag.core.backend import ALL_VALUES, DENSE_VECTOR, SPARSE_VECTOR, VectorBackend
+from scoperag.core.backend import ALL_VALUES, VectorBackend
 from scoperag.core.bm25 import document_vector, node_text
-from scoperag.core.collections import searchable
+from scoperag.core.collection_embedder import searchable
 from scoperag.core.engine_errors import is_store_locked
 from scoperag.core.errors import QdrantUnreachableError, StoreLockedError
 from scoperag.core.search_request import SearchRequest, SearchResult
+from scoperag.core.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 
 
 class QdrantClientBackend(VectorBackend):

@@ -17,8 +17,8 @@ from typing import Any
 
 import qdrant_edge as edge
 
-from scoperag.core.backend import DENSE_VECTOR
 from scoperag.core.errors import ScoperagError
+from scoperag.core.vector_names import DENSE_VECTOR
 
 # A query without prefetches is a dense (cosine) search here: its scores lie in [-1, 1].
 COSINE_LIMIT = 1.0 + 1e-3

@@ -25,10 +25,10 @@ from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_
 from pydantic import PrivateAttr
 from qdrant_client import models
 
-from scoperag.core.backend import DENSE_VECTOR
 from scoperag.core.generations import SOURCE_KEY
 from scoperag.core.metadata_filters import to_qdrant_filter
 from scoperag.core.search_request import SearchRequest
+from scoperag.core.vector_names import DENSE_VECTOR
 
 if TYPE_CHECKING:
     from scoperag.core.backend import VectorBackend

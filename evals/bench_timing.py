@@ -22,8 +22,9 @@ from typing import Any
 
 from qdrant_client import models
 
-from scoperag.core.backend import DENSE_VECTOR, VectorBackend
+from scoperag.core.backend import VectorBackend
 from scoperag.core.embeddings import Embedder
+from scoperag.core.vector_names import DENSE_VECTOR
 
 PARTS = ("embedding", "engine", "glue", "mcp")  # where a call's time goes
 # part of "mcp": the client checking each result against the output schema (`ClientChecksClock`)

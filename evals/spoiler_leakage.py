@@ -31,7 +31,7 @@ os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 from fastmcp import Client  # noqa: E402
 
 from scoperag.core.contracts.books import BOOK_ID, COLLECTION  # noqa: E402
-from scoperag.core.fields import build_filter  # noqa: E402
+from scoperag.core.filterable_fields import build_filter  # noqa: E402
 from scoperag.core.settings import Settings  # noqa: E402
 from scoperag.pipelines.book import Book, ingest_book, read_book  # noqa: E402
 from scoperag.retrievers.book_lookup import BookLookup  # noqa: E402

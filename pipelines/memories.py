@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 from qdrant_client import models
 
-from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR, VectorBackend
+from scoperag.core.backend import VectorBackend
 from scoperag.core.bm25 import document_vector
 from scoperag.core.collections import prepare_for_writing
 from scoperag.core.contracts.memory import (
@@ -33,6 +33,7 @@ from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.core.ingest_limits import check_count, checkpoint, first_problems, open_source
 from scoperag.core.open_beneath import SourceRefusedError
 from scoperag.core.settings import Settings
+from scoperag.core.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.pipelines.memory_order import assign_order, writers_take_turns
 from scoperag.pipelines.point_ids import stable_id
 

@@ -16,7 +16,7 @@ from pypdf.errors import PdfReadError, PyPdfError
 from scoperag.core.backend import VectorBackend
 from scoperag.core.contracts.pdf import PDF_INDEXES, PdfPagePayload
 from scoperag.core.embeddings import Embedder
-from scoperag.core.fields import FilterableField
+from scoperag.core.filterable_fields import FilterableField
 from scoperag.core.ingest_limits import check_count, checkpoint, open_source
 from scoperag.core.open_beneath import SourceRefusedError
 from scoperag.pipelines.page_labels import page_labels

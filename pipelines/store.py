@@ -16,7 +16,7 @@ from pydantic import ConfigDict, Field
 from scoperag.core.backend import VectorBackend
 from scoperag.core.collections import prepare_for_writing
 from scoperag.core.embeddings import Embedder
-from scoperag.core.fields import FieldType, FilterableField
+from scoperag.core.filterable_fields import FieldType, FilterableField
 from scoperag.core.generations import GENERATION_KEY, SOURCE_KEY
 from scoperag.core.ingest_limits import checkpoint
 from scoperag.pipelines.point_ids import stable_id

@@ -24,7 +24,7 @@ from scoperag.core.contracts.books import (
     BookSummary,
 )
 from scoperag.core.embeddings import Embedder
-from scoperag.core.fields import FilterableField, build_filter
+from scoperag.core.filterable_fields import FilterableField, build_filter
 from scoperag.retrievers.searches import FilteredSearch, TextQuery
 
 _MAX_BOOKS = 10_000

@@ -27,7 +27,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from scoperag.core.backend import VectorBackend
-from scoperag.core.fields import narrowed
+from scoperag.core.filterable_fields import narrowed
 
 MatchKind = Literal["exact", "partial", "fuzzy"]
 FUZZY_CUTOFF = 80.0  # `similarity` * 100: "fireboll" ~ "Fireball" scores 88

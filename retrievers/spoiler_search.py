@@ -12,7 +12,7 @@ from qdrant_client import models
 from scoperag.core.backend import VectorBackend
 from scoperag.core.contracts.books import BOOK_ID, COLLECTION, READ_UP_TO
 from scoperag.core.embeddings import Embedder
-from scoperag.core.fields import build_filter
+from scoperag.core.filterable_fields import build_filter
 from scoperag.postprocessors.sentence_runs import SentenceRun, chunk_run
 from scoperag.retrievers.searches import FilteredSearch, TextQuery
 

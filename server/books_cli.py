@@ -45,7 +45,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
     ) -> None:
         """Ingest a plain-text book (UTF-8); re-ingesting a book id replaces that book."""
         from scoperag.pipelines.book import BookRejectedError, BookReport, ingest_book
-        from scoperag.server.cli import load_settings, run_friendly
+        from scoperag.server.cli_support import load_settings, run_friendly
         from scoperag.server.runtime import Runtime
 
         runtime = Runtime(load_settings())

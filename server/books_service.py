@@ -10,7 +10,7 @@ from scoperag.core.reading_state import ReadingState
 from scoperag.postprocessors.sentence_runs import deduplicated, spoiler_free
 from scoperag.retrievers.book_lookup import BookLookup, SentenceRef, words
 from scoperag.retrievers.spoiler_search import SpoilerSafeSearch
-from scoperag.server.books_tools import (
+from scoperag.server.books_models import (
     BookList,
     GetPositionParams,
     Passage,

@@ -3,133 +3,66 @@ ingest_book."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Annotated, Any
+from typing import Any
 
-from fastmcp import Context
 from fastmcp.exceptions import ToolError
 from fastmcp.server.providers import LocalProvider
-from pydantic import BaseModel, Field
 
-from scoperag.core.contracts.books import BOOK_ID, DEFAULT_READER, BookSummary
-from scoperag.core.param_types import FilePath, Index, Name, Query, StrictParams
-from scoperag.server.ingest_calls import BELOW_ALLOWED, Progress, allowed_file, run_with_progress
-from scoperag.server.runtime import Runtime
-from scoperag.server.tooling import DESTRUCTIVE, ModelTool, NoParams, params_model
-from scoperag.server.warm_up import deferred_service
-
-_READER = Field(
-    default=None,
-    description=f"Who is reading; each reader has their own position. Default '{DEFAULT_READER}'.",
+from scoperag.server.books_models import (
+    BookList,
+    GetPositionParams,
+    IngestBookParams,
+    ReadingPosition,
+    SearchBookParams,
+    SearchBookResult,
+    SetPositionParams,
 )
-
-BookParams = params_model("BookParams", StrictParams, [BOOK_ID])
-
-
-class SetPositionParams(BookParams):  # type: ignore[misc,valid-type]
-    sentence: Index | None = Field(
-        default=None, description="Sentence id (sid, 0-based) of the last sentence read."
-    )
-    chapter: Index | None = Field(
-        default=None,
-        description="'I finished chapter N': the position becomes the last sentence of chapter N.",
-    )
-    quote: Query | None = Field(
-        default=None,
-        description="The last sentence read, quoted (case and spacing need not match; part of "
-        "the sentence is enough when that part occurs only once in the book).",
-    )
-    reader: Name | None = _READER
-
-
-class GetPositionParams(BookParams):  # type: ignore[misc,valid-type]
-    reader: Name | None = _READER
-
-
-class SearchBookParams(BookParams):  # type: ignore[misc,valid-type]
-    query: Query = Field(description="The question or topic, in natural language.")
-    top_k: int = Field(
-        default=20, ge=1, le=100, description="How many chunks to retrieve before truncation."
-    )
-    reader: Name | None = _READER
-
-
-class ReadingPosition(BaseModel):
-    """Where a reader is: the sentence id, its chapter and the sentence itself."""
-
-    book_id: str
-    reader: str
-    sid: int | None = Field(description="Sentence id of the last sentence read; None if unset.")
-    chapter: int | None = None
-    chapter_title: str | None = None
-    sentence: str | None = None
-    book_sentences: int | None = Field(default=None, description="Sentences in the whole book.")
-    updated_at: datetime | None = None
-    message: str | None = None
-
-
-class BookList(BaseModel):
-    books: list[BookSummary]
-    message: str | None = None
-
-
-class Passage(BaseModel):
-    """Consecutive sentences from one chapter, each once, none past the reader's position."""
-
-    pos_start: int = Field(description="Sentence id of the passage's first sentence.")
-    pos_end: int = Field(description="Sentence id of the passage's last sentence.")
-    chapter: int
-    chapter_title: str
-    text: str
-    score: float | None = Field(description="Best similarity among the chunks it came from.")
-
-
-class SearchBookResult(BaseModel):
-    book_id: str
-    reader: str
-    user_pos: int = Field(description="The reader's position used: nothing after it is returned.")
-    passages: list[Passage] = Field(description="In reading order.")
-    chunks_retrieved: int = Field(description="Chunks found (all start at or before user_pos).")
-    chunks_kept: int = Field(description="Chunks with sentences left after truncation.")
-    chunks_cut: int = Field(description="Retrieved chunks that ran past user_pos and were cut.")
-    sentences_cut: int = Field(description="Sentences past user_pos cut from retrieved chunks.")
-    message: str | None = None
+from scoperag.server.ingest_calls import (
+    Progress,
+    allowed_file,
+)
+from scoperag.server.runtime import Runtime
+from scoperag.server.service_locator import deferred_service
+from scoperag.server.tooling import DESTRUCTIVE, ModelTool, NoParams, ProgressTool
 
 
 def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:
     """`ingest_book`: a plain-text book, replacing the book stored under the same id."""
 
-    @tools.tool(
-        name="ingest_book",
-        annotations=DESTRUCTIVE,
-        description=(
-            "Ingest a plain-text book (Project Gutenberg headers are removed) for spoiler-safe "
-            "search_book; re-ingesting a book id replaces that book."
-        ),
-    )
-    async def ingest_book(
-        path: Annotated[FilePath, Field(description=f"A UTF-8 text file {BELOW_ALLOWED}.")],
-        book_id: Annotated[Name, Field(description="Id the book tools will know the book by.")],
-        ctx: Context,
-        title: Annotated[
-            Name | None, Field(description="Title (default: the Gutenberg title or file name).")
-        ] = None,
-    ) -> dict[str, Any]:
-        from scoperag.pipelines.book import BookRejectedError
-        from scoperag.pipelines.book import ingest_book as ingest
+    def ingest(params: IngestBookParams, progress: Progress) -> dict[str, Any]:
+        from scoperag.pipelines.book import BookRejectedError, ingest_book
 
-        file = allowed_file(runtime.settings, path)
+        file = allowed_file(runtime.settings, params.path)
 
-        def work(progress: Progress) -> Any:
-            def chunks(done: int, total: int) -> None:
-                progress(done, total, "chunks embedded")
-
-            return ingest(file, runtime.backend, runtime.embedder, book_id, title, None, chunks)
+        def chunks(done: int, total: int) -> None:
+            progress(done, total, "chunks embedded")
 
         try:
-            return (await run_with_progress(ctx, work, runtime.settings)).model_dump()
+            report = ingest_book(
+                file,
+                runtime.backend,
+                runtime.embedder,
+                params.book_id,
+                params.title,
+                None,
+                chunks,
+            )
         except BookRejectedError as exc:
             raise ToolError(f"{file.name}: not ingested, {exc}.") from None
+        return report.model_dump()
+
+    tools.add_tool(
+        ProgressTool.build(
+            "ingest_book",
+            "Ingest a plain-text book (Project Gutenberg headers are removed) for spoiler-safe "
+            "search_book; re-ingesting a book id replaces that book.",
+            IngestBookParams,
+            ingest,
+            None,
+            annotations=DESTRUCTIVE,
+            settings=runtime.settings,
+        )
+    )
 
 
 def build(runtime: Runtime) -> LocalProvider:

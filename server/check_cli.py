@@ -154,7 +154,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
     def check(as_json: bool) -> None:
         """Check every collection: points, segments, indexes, hidden generations, problems
         (exit status 1 if any). Runs beside a running server: it asks the owning process."""
-        from scoperag.server.cli import load_settings, run_friendly
+        from scoperag.server.cli_support import load_settings, run_friendly
 
         report = run_friendly(lambda: check_store(load_settings()))
         if as_json:

@@ -126,7 +126,7 @@ def describe_profile(
     collection = declared.collection(settings)
     if not backend.collection_exists(collection):
         return ProfileData(profile=profile, collection=collection, exists=False)
-    from scoperag.core.collections import stored_embedder
+    from scoperag.core.collection_embedder import stored_embedder
 
     info = stored_embedder(backend, collection)
     return ProfileData(

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from scoperag.server.cli import load_settings, run_friendly
+from scoperag.server.cli_support import load_settings, run_friendly
 from scoperag.server.demo import SAMPLES
 from scoperag.server.profile_args import ProfileName
 from scoperag.server.profiles import declaration, declarations

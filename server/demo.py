@@ -34,7 +34,7 @@ async def _ask(settings: Settings, query: str) -> None:
     from fastmcp import Client
 
     from scoperag.server.app import build_server
-    from scoperag.server.cli import print_report, progress_bar
+    from scoperag.server.cli_support import print_report, progress_bar
     from scoperag.server.pdf_service import ingest_paths
     from scoperag.server.runtime import Runtime
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from scoperag.server.cli import load_settings, print_report, progress_bar, run_friendly
+from scoperag.server.cli_support import load_settings, print_report, progress_bar, run_friendly
 
 
 def register(cli: click.Group, ingest: click.Group) -> None:

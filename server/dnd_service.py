@@ -10,12 +10,17 @@ from qdrant_client import models
 
 from scoperag.core.contracts.dnd import COLLECTION, DOCUMENTS, KINDS
 from scoperag.core.errors import as_json
-from scoperag.core.fields import FieldType, FilterableField, build_filter, empty_selection
+from scoperag.core.filterable_fields import (
+    FieldType,
+    FilterableField,
+    build_filter,
+    empty_selection,
+)
 from scoperag.core.node_payload import stored_text_and_metadata
 from scoperag.retrievers.fusion import Ranked, reciprocal_rank_fusion
 from scoperag.retrievers.name_match import NameMatch, NameSearch
 from scoperag.retrievers.searches import HybridSearch, TextQuery
-from scoperag.server.dnd_tools import (
+from scoperag.server.dnd_models import (
     DndHit,
     DndResult,
     DocumentList,

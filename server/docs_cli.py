@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from scoperag.server.cli import load_settings, progress_bar, run_friendly
+from scoperag.server.cli_support import load_settings, progress_bar, run_friendly
 
 if TYPE_CHECKING:
     from scoperag.core.index_status import CollectionIndexes, IndexReport

@@ -16,16 +16,17 @@ from pydantic import BaseModel, Field, ValidationError
 from scoperag.core.docs_filters import FILTER_CONTRACT, DocsSearchRequest
 from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.core.index_status import IndexesMissingError, IndexReport, index_report
-from scoperag.server.docs_tools import SEARCH_PATH, SERVICE, DocsSearchResult
+from scoperag.server.docs_models import DocsSearchResult
+from scoperag.server.docs_tools import SEARCH_PATH, SERVICE
 from scoperag.server.http_body import JSON_MEDIA_TYPE, UnsupportedMediaTypeError, json_object
 from scoperag.server.runtime import Runtime
+from scoperag.server.service_locator import deferred_service
 from scoperag.server.tooling import (
     describe_validation_error,
     echo,
     parameter_name,
     unknown_argument,
 )
-from scoperag.server.warm_up import deferred_service
 
 
 class InvalidRequestBody(BaseModel):

@@ -10,7 +10,7 @@ from scoperag.core.docs_filters import DocsSearchFilters, DocsSearchRequest
 from scoperag.core.index_status import refuse_unindexed
 from scoperag.core.node_payload import stored_text_and_metadata
 from scoperag.retrievers.searches import HybridSearch, TextQuery
-from scoperag.server.docs_tools import EMPTY_HINT, DocsHit, DocsSearchResult
+from scoperag.server.docs_models import EMPTY_HINT, DocsHit, DocsSearchResult
 from scoperag.server.runtime import Runtime
 from scoperag.server.unknown_values import unknown_value_notes
 

@@ -6,27 +6,23 @@ so they accept, refuse and answer alike.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from fastmcp import Context
 from fastmcp.server.providers import LocalProvider
-from pydantic import BaseModel, Field
 
-from scoperag.core.contracts.docs import DocChunkPayload
-from scoperag.core.docs_filters import FILTER_CONTRACT, DocsSearchFilters, DocsSearchRequest
-from scoperag.core.param_types import FilePath
-from scoperag.server.ingest_calls import BELOW_ALLOWED, allowed_file, run_with_progress
+from scoperag.core.docs_filters import DocsSearchRequest
+from scoperag.server.docs_models import DocsSearchResult, IngestDocsParams
+from scoperag.server.ingest_calls import (
+    Progress,
+    allowed_file,
+)
 from scoperag.server.runtime import Runtime
-from scoperag.server.tooling import DESTRUCTIVE, ModelTool
-from scoperag.server.warm_up import deferred_service
+from scoperag.server.service_locator import deferred_service
+from scoperag.server.tooling import DESTRUCTIVE, ModelTool, ProgressTool
 
 SEARCH_PATH = "/v2/docs/search/l0"
 # the search both interfaces run, loaded on first use
 SERVICE = "scoperag.server.docs_service:DocsService"
-EMPTY_HINT = (
-    "No docs are ingested yet. Run `scoperag ingest docs FILE.jsonl` (running servers "
-    "share the store with it), or call the ingest_docs tool."
-)
 DESCRIPTION = (
     "Semantic search over the shared docs (docs_search_filters/v1). Filters combine with AND: "
     "scope (agent_private | project_shared | org_shared), status (default 'active'), doc_type, "
@@ -35,49 +31,29 @@ DESCRIPTION = (
 )
 
 
-class DocsHit(DocChunkPayload):
-    """One chunk found: its text, its score and its whole docs payload."""
-
-    text: str
-    score: float = Field(
-        description="What the hits are ordered by: meaning and keywords fused (or, for a "
-        "collection without keyword vectors, the cosine similarity)."
-    )
-    similarity: float = Field(description="Cosine similarity of the chunk to the query.")
-
-
-class DocsSearchResult(BaseModel):
-    contract: Literal["docs_search_filters/v1"] = FILTER_CONTRACT
-    filters: DocsSearchFilters = Field(description="The filters applied, status defaulted.")
-    hits: list[DocsHit]
-    message: str | None = None
-
-
 def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:
     """`ingest_docs`: a JSONL file of documents."""
 
-    @tools.tool(
-        name="ingest_docs",
-        annotations=DESTRUCTIVE,
-        description=(
-            "Ingest a JSONL file, one document a line (doc_id, title, text, scope, status, "
-            "doc_type, agent_id, updated_at); re-ingesting a doc_id replaces it; a bad line is "
-            "reported with its number and skipped."
-        ),
-    )
-    async def ingest_docs(
-        path: Annotated[FilePath, Field(description=f"A JSONL file {BELOW_ALLOWED}.")],
-        ctx: Context,
-    ) -> dict[str, Any]:
+    def ingest(params: IngestDocsParams, progress: Progress) -> dict[str, Any]:
         from scoperag.pipelines.docs import ingest_docs_jsonl
 
-        file = allowed_file(runtime.settings, path)
-        report = await run_with_progress(
-            ctx,
-            lambda p: ingest_docs_jsonl(file, runtime.backend, runtime.embedder, p),
-            runtime.settings,
-        )
+        file = allowed_file(runtime.settings, params.path)
+        report = ingest_docs_jsonl(file, runtime.backend, runtime.embedder, progress)
         return report.model_dump(mode="json")
+
+    tools.add_tool(
+        ProgressTool.build(
+            "ingest_docs",
+            "Ingest a JSONL file, one document a line (doc_id, title, text, scope, status, "
+            "doc_type, agent_id, updated_at); re-ingesting a doc_id replaces it; a bad line is "
+            "reported with its number and skipped.",
+            IngestDocsParams,
+            ingest,
+            None,
+            annotations=DESTRUCTIVE,
+            settings=runtime.settings,
+        )
+    )
 
 
 def build(runtime: Runtime) -> LocalProvider:

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from scoperag.server.cli import load_settings, run_friendly
+from scoperag.server.cli_support import load_settings, run_friendly
 
 
 def _figures_line(figures: dict[str, Any], k: int) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from scoperag.server.cli import load_settings, progress_bar, run_friendly
+from scoperag.server.cli_support import load_settings, progress_bar, run_friendly
 
 
 def register(cli: click.Group, ingest: click.Group) -> None:

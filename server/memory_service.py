@@ -22,11 +22,11 @@ from scoperag.core.contracts.memory import (
     parse_day,
 )
 from scoperag.core.errors import InvalidParameterError
-from scoperag.core.fields import build_filter, empty_selection
+from scoperag.core.filterable_fields import build_filter, empty_selection
 from scoperag.pipelines.memory_order import backfill_order, order_bound
 from scoperag.retrievers.ranked import RankedPage, ranked_page
 from scoperag.retrievers.searches import BrowseSearch, HybridSearch, TextQuery
-from scoperag.server.memory_tools import (
+from scoperag.server.memory_models import (
     FACETS,
     MODE_FACETS,
     DeleteMemoryParams,

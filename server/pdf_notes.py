@@ -11,12 +11,13 @@ from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from llama_index.core.vector_stores.utils import node_to_metadata_dict
 from qdrant_client import models
 
-from scoperag.core.backend import DENSE_VECTOR, VectorBackend
+from scoperag.core.backend import VectorBackend
 from scoperag.core.collections import prepare_for_writing
 from scoperag.core.embeddings import Embedder
 from scoperag.core.errors import InvalidParameterError
-from scoperag.core.fields import FilterableField
+from scoperag.core.filterable_fields import FilterableField
 from scoperag.core.generations import GENERATION_KEY
+from scoperag.core.vector_names import DENSE_VECTOR
 from scoperag.pipelines.point_ids import stable_id
 from scoperag.pipelines.store import EmbedNodes
 

@@ -10,14 +10,14 @@ from qdrant_client import models
 
 from scoperag.core.backend import order_score
 from scoperag.core.contracts.pdf import pdf_indexes
-from scoperag.core.fields import FilterableField, build_filter, empty_selection
+from scoperag.core.filterable_fields import FilterableField, build_filter, empty_selection
 from scoperag.core.generations import GENERATION_KEY
 from scoperag.core.node_payload import stored_text_and_metadata
 from scoperag.core.paths import expand_files, files_to_ingest
 from scoperag.pipelines.page_labels import label_runs
 from scoperag.retrievers.searches import HybridSearch, TextQuery
 from scoperag.server.ingest_reports import file_entries
-from scoperag.server.pdf_tools import (
+from scoperag.server.pdf_models import (
     DocumentInfo,
     DocumentList,
     FindResult,

@@ -13,7 +13,7 @@ from scoperag.server.profiles import declarations, resolve_profile
 
 def profile_collections() -> dict[str, str]:
     """Profile -> the collection it writes, under the current settings."""
-    from scoperag.server.cli import load_settings
+    from scoperag.server.cli_support import load_settings
 
     settings = load_settings()
     return {profile.name: profile.collection(settings) for profile in declarations()}

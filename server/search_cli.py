@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from scoperag.core.settings import PROFILES
-from scoperag.server.cli import load_settings
+from scoperag.server.cli_support import load_settings
 from scoperag.server.profile_args import profile_collections
 from scoperag.server.profiles import resolve_profile
 from scoperag.server.tool_names import close_names

@@ -73,7 +73,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
     def status(as_json: bool) -> None:
         """Which process owns the embedded store (pid, command, socket) and which are attached."""
-        from scoperag.server.cli import load_settings
+        from scoperag.server.cli_support import load_settings
 
         report = store_status(load_settings())
         if as_json:

@@ -1,22 +1,28 @@
-"""Tools whose parameters come from a pydantic model (fixed parameters + `FilterableField`s)."""
+"""How every tool is declared: parameters from a pydantic model (fixed parameters +
+`FilterableField`s), a synchronous handler run in a worker thread (`ModelTool`; an ingestion
+reports progress: `ProgressTool`), and the middleware that refuses undeclared arguments."""
 
 from __future__ import annotations
 
 import difflib
 import math
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 import anyio
 from fastmcp.exceptions import ToolError
+from fastmcp.server.dependencies import get_context
 from fastmcp.server.middleware import Middleware, MiddlewareContext
 from fastmcp.tools import Tool
 from pydantic import BaseModel, ValidationError, create_model
 from pydantic.json_schema import SkipJsonSchema
 
 from scoperag.core.errors import ScoperagError, as_json
-from scoperag.core.fields import FilterableField
-from scoperag.core.param_types import StrictParams
+from scoperag.core.filterable_fields import FilterableField
+from scoperag.core.settings import Settings
+from scoperag.core.tool_params import StrictParams
+from scoperag.server.ingest_calls import run_with_progress
 from scoperag.server.output_schema import inline_refs, output_schema
 from scoperag.server.tool_names import unknown_tool
 
@@ -32,6 +38,8 @@ WRITES = {  # only adds (what it stores has an id of its content: the same call 
 # replaces what was stored (a re-ingested book's old version, a saved position) or deletes it;
 # the same call twice changes what one changes
 DESTRUCTIVE = {**WRITES, "destructiveHint": True}
+# the output schema of a tool whose result is a report without a model of its own
+ANY_OBJECT = {"type": "object", "additionalProperties": True}
 
 
 class NoParams(StrictParams):
@@ -137,7 +145,7 @@ class ModelTool(Tool):
     """A tool validated by a pydantic model and run by a synchronous handler in a thread."""
 
     params_model: SkipJsonSchema[type[BaseModel]]
-    handler: SkipJsonSchema[Callable[[Any], Any]]
+    handler: SkipJsonSchema[Callable[..., Any]]
 
     @classmethod
     def build(
@@ -145,30 +153,47 @@ class ModelTool(Tool):
         name: str,
         description: str,
         params: type[BaseModel],
-        handler: Callable[[Any], BaseModel],
-        result: type[BaseModel],
+        handler: Callable[..., Any],
+        result: type[BaseModel] | None,
         annotations: dict[str, bool] = READ_ONLY,
+        **fields: Any,
     ) -> ModelTool:
+        """`result` None: the handler returns a JSON object described by no model."""
         schema = inline_refs(params.model_json_schema())
         schema.pop("title", None)
         return cls(
             name=name,
             description=description,
             parameters=schema,
-            output_schema=output_schema(result),
-            return_type=result,
+            output_schema=ANY_OBJECT if result is None else output_schema(result),
+            return_type=dict[str, Any] if result is None else result,
             annotations=annotations,
             params_model=params,
             handler=handler,
+            **fields,
         )
 
-    async def run(self, arguments: dict[str, Any]) -> Any:
+    def validated(self, arguments: dict[str, Any]) -> BaseModel:
+        """The arguments as the parameters model, or a tool error naming each bad one."""
         try:
-            params = self.params_model.model_validate(arguments)
+            return self.params_model.model_validate(arguments)
         except ValidationError as exc:
             declared = self.params_model.model_fields
             raise ToolError(describe_validation_error(exc, declared)) from None
-        return self.convert_result(await in_thread(self.handler, params))
+
+    async def run(self, arguments: dict[str, Any]) -> Any:
+        return self.convert_result(await in_thread(self.handler, self.validated(arguments)))
+
+
+class ProgressTool(ModelTool):
+    """A `ModelTool` whose handler, `handler(params, progress)`, runs under the ingestion caps,
+    deadline and cancellation of `run_with_progress`; each progress call notifies the client."""
+
+    settings: SkipJsonSchema[Settings]
+
+    async def run(self, arguments: dict[str, Any]) -> Any:
+        work = partial(self.handler, self.validated(arguments))
+        return self.convert_result(await run_with_progress(get_context(), work, self.settings))
 
 
 class StrictArgumentsMiddleware(Middleware):

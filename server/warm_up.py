@@ -1,4 +1,4 @@
-"""Handlers built on their first call, and a warm-up that loads them early in the background.
+"""A warm-up that loads the handlers (`server/service_locator.py`) early in the background.
 
 A profile's handlers (`module:Class(runtime)`) pull in the engine (qdrant-client too on local
 mode or a server, and Edge searches too: filters are `qdrant_client.models`; the searches reach
@@ -9,7 +9,7 @@ embedding model: seconds of imports that `initialize` and `tools/list` must not 
 the client has its tool list (or `LIST_GRACE_SECONDS`: both run on the same interpreter lock, so
 warming up earlier would slow `tools/list` down) and a moment more for a call sent straight
 after it, then imports the handlers' modules and loads and warms the model. A call that arrives
-meanwhile waits only for what it needs: the handlers (one import at a time, `_IMPORTING`), and
+meanwhile waits only for what it needs: the handlers (one import at a time, `IMPORTING`), and
 the model if it embeds (about 0.4 s: one text is embedded by onnxruntime, `core/onnx_encoder.py`;
 the batch session loads on the first batch), told so by a progress notification
 (`StartUpMiddleware`).
@@ -21,12 +21,12 @@ import contextlib
 import importlib
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 from fastmcp.server.middleware import Middleware, MiddlewareContext
 
 from scoperag.server.runtime import Runtime
+from scoperag.server.service_locator import HANDLER_MODULES, IMPORTING
 
 # arguments whose text a call embeds: such a call waits for the model
 EMBEDDED_ARGUMENTS = ("query", "quote")
@@ -35,33 +35,11 @@ LIST_GRACE_SECONDS = 1.0  # the warm-up starts at the latest this long after the
 # after `tools/list`, a call the client sends straight away imports its own handler first: an
 # import cannot be interrupted, and the warm-up's first (another profile's) may take seconds
 FIRST_CALL_SECONDS = 0.25
-_IMPORTING = threading.RLock()  # the warm-up's imports and a first call's, one after the other
-_HANDLER_MODULES: dict[str, None] = {}  # every deferred handler's module, in declaration order
-
-
-def deferred_service(path: str, *args: Any) -> Callable[[], Any]:
-    """`module:Class(*args)`, built once, on the first call (or imported by the warm-up).
-
-    Call it only in a worker thread (the handlers of `ModelTool` run in one; an async tool
-    wraps the call: `to_thread.run_sync(lambda: service().method(...))`): the first call may
-    wait seconds for imports, which on the event loop would stall every session and /healthz."""
-    module, _, name = path.partition(":")
-    _HANDLER_MODULES[module] = None
-    built: list[Any] = []
-
-    def service() -> Any:
-        if not built:
-            with _IMPORTING:
-                if not built:
-                    built.append(getattr(importlib.import_module(module), name)(*args))
-        return built[0]
-
-    return service
 
 
 def _give_way(runtime: Runtime) -> None:
     """Wait while tool calls run: they share the interpreter lock with the warm-up."""
-    time.sleep(0.005)  # a first call waiting for its handler takes `_IMPORTING` now
+    time.sleep(0.005)  # a first call waiting for its handler takes `IMPORTING` now
     while runtime.calls_running:
         time.sleep(0.01)
 
@@ -69,9 +47,9 @@ def _give_way(runtime: Runtime) -> None:
 def _warm_up(runtime: Runtime, listed: threading.Event) -> None:
     if listed.wait(LIST_GRACE_SECONDS):
         time.sleep(FIRST_CALL_SECONDS)
-    for module in list(_HANDLER_MODULES):
+    for module in list(HANDLER_MODULES):
         _give_way(runtime)
-        with _IMPORTING:
+        with IMPORTING:
             importlib.import_module(module)
     _give_way(runtime)
     # Meanwhile a call that embeds loads the model itself; a failure here is reported by the

@@ -16,7 +16,7 @@ from fastmcp.client.transports import StdioTransport
 from qdrant_client import models
 
 from scoperag.core.contracts.books import BOOK_INDEXES, COLLECTION
-from scoperag.core.fields import index_plan
+from scoperag.core.filterable_fields import index_plan
 from scoperag.pipelines.book import Book, ingest_book, read_book
 from scoperag.server.app import build_server
 from scoperag.server.books_service import BookService

@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 from qdrant_client import models
 
-from scoperag.core.backend import DENSE_VECTOR
 from scoperag.core.edge_backend import EdgeBackend
 from scoperag.core.generations import REGISTRY_KEY, Hidden
+from scoperag.core.vector_names import DENSE_VECTOR
 from scoperag.server.cli import cli
 
 HIDDEN = Hidden(sources=["a.pdf"], generation="g2", phase="writing", writer="host:1", started=1.0)

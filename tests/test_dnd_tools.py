@@ -19,8 +19,8 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
 from scoperag.server.app import build_server
+from scoperag.server.dnd_models import KIND_FIELDS
 from scoperag.server.dnd_service import ingest_paths
-from scoperag.server.dnd_tools import KIND_FIELDS
 from scoperag.server.runtime import Runtime
 
 SLUGS = ["a5e", "tob", "wotc-srd"]
@@ -343,7 +343,7 @@ async def test_search_ranks_as_llamaindex_fusion_does(
     from llama_index.core.retrievers.fusion_retriever import FUSION_MODES
 
     from scoperag.core.contracts.dnd import COLLECTION, DOCUMENTS
-    from scoperag.core.fields import build_filter
+    from scoperag.core.filterable_fields import build_filter
     from scoperag.retrievers.hybrid import HybridRetriever
     from scoperag.retrievers.name_retriever import NameMatchRetriever
 

@@ -18,7 +18,7 @@ from scoperag.core.contracts.docs import (
 )
 from scoperag.core.docs_filters import DEFAULT_STATUS, DocsSearchRequest
 from scoperag.core.errors import InvalidParameterError
-from scoperag.core.fields import index_plan
+from scoperag.core.filterable_fields import index_plan
 from scoperag.core.settings import Settings
 
 PAYLOAD = {

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from fastmcp import Client
 from qdrant_client import models
 
-from scoperag.core.collections import EMBEDDER_KEY
+from scoperag.core.collection_embedder import EMBEDDER_KEY
 from scoperag.core.contracts.docs import COLLECTION, DOCS_FILTERS
 from scoperag.core.embeddings import Embedder
 from scoperag.core.index_status import (

@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 from qdrant_client import models
 
-from scoperag.core.backend import DENSE_VECTOR, VectorBackend
+from scoperag.core.backend import VectorBackend
 from scoperag.core.edge_backend import EdgeBackend
 from scoperag.core.edge_filters import UnsupportedFilterError, to_edge_filter
 from scoperag.core.qdrant_client_backend import QdrantClientBackend
+from scoperag.core.vector_names import DENSE_VECTOR
 
 COLLECTION = "conformance"
 INDEXES = {

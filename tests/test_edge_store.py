@@ -22,7 +22,6 @@ from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from llama_index.core.vector_stores import MetadataFilter, MetadataFilters, VectorStoreQuery
 from qdrant_client import models
 
-from scoperag.core.backend import DENSE_VECTOR
 from scoperag.core.edge_backend import EdgeBackend
 from scoperag.core.edge_collection import EF_MIN, EF_PER_SHARE, EXACT_BELOW
 from scoperag.core.edge_errors import MissingIndexError
@@ -30,6 +29,7 @@ from scoperag.core.edge_filters import to_edge_filter
 from scoperag.core.errors import StoreLockedError
 from scoperag.core.qdrant_client_backend import QdrantClientBackend
 from scoperag.core.settings import Settings
+from scoperag.core.vector_names import DENSE_VECTOR
 
 DIM = 8
 

@@ -13,9 +13,9 @@ import pytest
 from pydantic import ValidationError
 from qdrant_client import models
 
-from scoperag.core.backend import DENSE_VECTOR, VectorBackend
+from scoperag.core.backend import VectorBackend
 from scoperag.core.edge_backend import EdgeBackend
-from scoperag.core.fields import (
+from scoperag.core.filterable_fields import (
     LIST_CONDITIONS,
     VALID_CONDITIONS,
     Condition,
@@ -25,6 +25,7 @@ from scoperag.core.fields import (
     index_plan,
 )
 from scoperag.core.qdrant_client_backend import QdrantClientBackend
+from scoperag.core.vector_names import DENSE_VECTOR
 
 COLLECTION = "conditions"
 T0, T1, T2 = (datetime(2025, m, 1, tzinfo=UTC) for m in (1, 6, 9))

@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel, ValidationError
 from qdrant_client import models
 
-from scoperag.core.fields import (
+from scoperag.core.filterable_fields import (
     Condition,
     FieldType,
     FilterableField,

@@ -16,10 +16,11 @@ from click.testing import CliRunner
 from llama_index.core.schema import TextNode
 from qdrant_client import models
 
-from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR, VectorBackend, meaning_breaks_ties
+from scoperag.core.backend import VectorBackend, meaning_breaks_ties
 from scoperag.core.edge_backend import HNSW, EdgeBackend
 from scoperag.core.qdrant_client_backend import QdrantClientBackend
 from scoperag.core.search_request import SearchRequest
+from scoperag.core.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.retrievers.hybrid import HybridRetriever
 from scoperag.retrievers.searches import TextQuery
 from scoperag.server.cli import cli

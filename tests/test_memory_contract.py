@@ -21,10 +21,10 @@ from scoperag.core.contracts.memory import (
     required_indexes,
 )
 from scoperag.core.errors import InvalidParameterError, ScoperagError
-from scoperag.core.fields import FieldType, index_plan
+from scoperag.core.filterable_fields import FieldType, index_plan
 from scoperag.core.settings import Settings
 from scoperag.pipelines.memories import make_memory, memory_from_item, read_memories
-from scoperag.server.memory_tools import MemoryRow, SearchResult
+from scoperag.server.memory_models import MemoryRow, SearchResult
 from scoperag.server.toon_output import PageFigures, toon_result
 
 

@@ -18,7 +18,7 @@ from fastmcp import Client, FastMCP
 from fastmcp.exceptions import ToolError
 
 from scoperag.core.contracts.memory import COLLECTION, TAGS_ANY, MemoryPayload
-from scoperag.core.fields import build_filter
+from scoperag.core.filterable_fields import build_filter
 from scoperag.core.search_request import SearchRequest
 from scoperag.pipelines.memories import import_memories, make_memory, store_memories
 from scoperag.server.app import build_server

@@ -26,10 +26,10 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from qdrant_client import models
 
-from scoperag.core.backend import DENSE_VECTOR
 from scoperag.core.embeddings import Embedder
 from scoperag.core.search_request import SearchRequest
 from scoperag.core.settings import Settings
+from scoperag.core.vector_names import DENSE_VECTOR
 from scoperag.retrievers.filtered import FilteredRetriever
 from scoperag.server.runtime import Runtime
 from scoperag.server.status_cli import store_status

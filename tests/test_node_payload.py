@@ -10,9 +10,9 @@ from typing import Any
 from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_metadata_dict
 
-from scoperag.core.backend import DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.core.bm25 import document_vector, node_text
 from scoperag.core.node_payload import stored_text_and_metadata
+from scoperag.core.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.pipelines.memories import make_memory, memory_id, memory_point
 
 

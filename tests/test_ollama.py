@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from fastmcp import Client
 from ollama_standin import OllamaStandIn
 
-from scoperag.core.collections import stored_embedder
+from scoperag.core.collection_embedder import stored_embedder
 from scoperag.core.contracts.books import COLLECTION
 from scoperag.core.embeddings import Embedder
 from scoperag.core.errors import EmbeddingServiceError

@@ -179,9 +179,12 @@ async def test_output_schemas_are_pydantic_s_made_self_contained_as_fastmcp_does
         assert "$ref" not in str(tool.parameters) and "$ref" not in str(tool.output_schema)
         if not hasattr(tool, "params_model"):
             continue
-        result = tool.return_type.model_json_schema(mode="serialization")
-        assert tool.output_schema == dereference_refs(result), tool.name
-        for schema in (tool.params_model.model_json_schema(), result):
+        schemas = [tool.params_model.model_json_schema()]
+        if hasattr(tool.return_type, "model_json_schema"):  # else a report as a JSON object
+            result = tool.return_type.model_json_schema(mode="serialization")
+            assert tool.output_schema == dereference_refs(result), tool.name
+            schemas.append(result)
+        for schema in schemas:
             assert inline_refs(schema) == dereference_refs(schema), tool.name
             compared += "$defs" in schema
     assert compared >= 10

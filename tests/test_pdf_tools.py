@@ -11,7 +11,7 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 from pypdf import PdfReader, PdfWriter
 
-from scoperag.core.collections import EMBEDDER_KEY
+from scoperag.core.collection_embedder import EMBEDDER_KEY
 from scoperag.pipelines.page_labels import page_labels
 from scoperag.pipelines.pdf import read_pdf
 from scoperag.server.app import build_server

@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 from qdrant_client import models
 
-from scoperag.core.backend import DENSE_VECTOR, VectorBackend
-from scoperag.core.collections import EMBEDDER_KEY
+from scoperag.core.backend import VectorBackend
+from scoperag.core.collection_embedder import EMBEDDER_KEY
 from scoperag.core.edge_backend import EdgeBackend
 from scoperag.core.embeddings import EmbedderInfo
 from scoperag.core.errors import EmbedderMismatchError
 from scoperag.core.qdrant_client_backend import QdrantClientBackend
 from scoperag.core.search_request import SearchRequest
+from scoperag.core.vector_names import DENSE_VECTOR
 
 ENGINES: dict[str, Callable[[Path], VectorBackend]] = {
     "edge": EdgeBackend.open,

@@ -26,8 +26,8 @@ from scoperag.pipelines.memories import import_memories
 from scoperag.postprocessors.sentence_dedup import SentenceDedup
 from scoperag.postprocessors.spoiler_truncation import SpoilerTruncation
 from scoperag.retrievers.spoiler_safe import SpoilerSafeRetriever
+from scoperag.server.books_models import SearchBookParams
 from scoperag.server.books_service import BookService
-from scoperag.server.books_tools import SearchBookParams
 from scoperag.server.demo import SAMPLES
 from scoperag.server.pdf_notes import store_note
 from scoperag.server.pdf_service import ingest_paths

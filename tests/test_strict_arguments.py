@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from scoperag.core.settings import Settings
 from scoperag.server.app import build_server
-from scoperag.server.dnd_tools import LOOKUPS, LookupParams
+from scoperag.server.dnd_models import LOOKUPS, LookupParams
 from scoperag.server.runtime import Runtime
 from scoperag.server.tooling import describe_validation_error, params_model
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from scoperag.core.fields import Condition, FieldType, FilterableField
+from scoperag.core.filterable_fields import Condition, FieldType, FilterableField
 from scoperag.core.settings import Settings
 
 COLLECTION = "books"

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from scoperag.core.fields import Condition, FieldType, FilterableField
+from scoperag.core.filterable_fields import Condition, FieldType, FilterableField
 from scoperag.core.settings import Settings
 
 COLLECTION = "dnd"

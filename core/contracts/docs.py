@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, Field
 from pydantic_core import PydanticCustomError
 
-from scoperag.core.fields import Condition, FieldType, FilterableField
+from scoperag.core.filterable_fields import Condition, FieldType, FilterableField
 from scoperag.core.settings import Settings
 
 PAYLOAD_CONTRACT = "doc_extension_payload/v1"

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from scoperag.core.errors import InvalidParameterError
-from scoperag.core.fields import Condition, FieldType, FilterableField
+from scoperag.core.filterable_fields import Condition, FieldType, FilterableField
 from scoperag.core.settings import Settings
 
 COLLECTION = "memories"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from scoperag.core.fields import FilterableField
+from scoperag.core.filterable_fields import FilterableField
 from scoperag.core.settings import Settings
 
 

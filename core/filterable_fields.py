@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, model_validator
 
 if TYPE_CHECKING:  # imported when a filter is first built, not when tools are listed (~1 s)
     from qdrant_client import models
-from scoperag.core.param_types import FiniteFloat, Int64, Name, Query, RawName
+from scoperag.core.tool_params import FiniteFloat, Int64, Name, Query, RawName
 
 
 class FieldType(StrEnum):

@@ -8,7 +8,7 @@ import tomllib
 from pydantic import TypeAdapter, ValidationError
 
 from scoperag.core.errors import ScoperagError
-from scoperag.core.fields import FilterableField
+from scoperag.core.filterable_fields import FilterableField
 from scoperag.core.settings import Settings
 
 _FIELDS = TypeAdapter(list[FilterableField])

@@ -1,4 +1,5 @@
-"""`scoperag migrate` (copy collections between engines, vectors included) and `scoperag bench`."""
+"""`scoperag migrate` (copy collections between engines) and `scoperag reindex` (add BM25
+vectors): both copy points with their vectors, without re-embedding."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -15,13 +15,12 @@ from qdrant_client import models
 
 from scoperag.core.errors import ScoperagError
 from scoperag.core.settings import Settings
-from scoperag.server.cli import load_settings, run_friendly
+from scoperag.server.cli_support import load_settings, run_friendly
 
 if TYPE_CHECKING:
     from scoperag.core.backend import VectorBackend
 
 ENGINES = ("local", "edge", "server")
-BENCH_SCRIPT = Path(__file__).resolve().parents[1] / "evals" / "bench.py"
 Progress = Callable[[int], None]
 
 
@@ -60,7 +59,8 @@ def copy_collection(
     Idempotent: points keep their ids, so a second run (or a run after an interruption)
     overwrites instead of duplicating. A target built with another embedder is refused.
     """
-    from scoperag.core.collections import EMBEDDER_KEY, ensure_indexes
+    from scoperag.core.collection_embedder import EMBEDDER_KEY
+    from scoperag.core.collections import ensure_indexes
     from scoperag.core.contracts.registry import required_indexes
 
     began = time.perf_counter()
@@ -100,7 +100,7 @@ def copy_collection(
 
 
 def _dimension(metadata: dict[str, Any], first: list[models.Record]) -> int:
-    from scoperag.core.backend import DENSE_VECTOR
+    from scoperag.core.vector_names import DENSE_VECTOR
 
     recorded = metadata.get("scoperag_embedder", {}).get("dimension")
     if recorded:
@@ -172,7 +172,7 @@ def reindex(settings: Settings, collections: list[str]) -> dict[str, int]:
 
 
 def register(cli: click.Group, ingest: click.Group) -> None:
-    """Add `migrate`, `reindex` and `bench`."""
+    """Add `migrate` and `reindex`."""
 
     @cli.command("reindex")
     @click.option(
@@ -225,26 +225,3 @@ def register(cli: click.Group, ingest: click.Group) -> None:
                 f"({copy.seconds} s)"
             )
         click.echo(f"Now set SCOPERAG_BACKEND={target} to use the copy.")
-
-    @cli.command(
-        context_settings={"ignore_unknown_options": True, "help_option_names": []},
-        add_help_option=False,
-    )
-    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-    def bench(args: tuple[str, ...]) -> None:
-        """Run the benchmark harness of a source checkout (evals/bench.py, which an installed
-        package does not carry; `scoperag bench --help` there for its options)."""
-        if not BENCH_SCRIPT.is_file():
-            raise click.ClickException(
-                f"{BENCH_SCRIPT} is not here: the benchmark needs a source checkout (its evals/ "
-                "folder); clone the repository and run `scoperag bench` from its venv."
-            )
-        import runpy
-
-        saved = sys.argv, list(sys.path)
-        sys.argv = [str(BENCH_SCRIPT), *args]
-        sys.path.insert(0, str(BENCH_SCRIPT.parent))  # its sibling modules
-        try:
-            runpy.run_path(str(BENCH_SCRIPT), run_name="__main__")
-        finally:
-            sys.argv, sys.path[:] = saved
