@@ -18,26 +18,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import mcp_types
 import pytest
 from fastmcp import Client
+from mcp_handshake import HANDSHAKE
 
 from scoperag.server.store_sharing.owner import RECORD
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 WAIT = 60  # seconds a step may take on a loaded machine before the test gives up
 MCP_CALLS = [
-    {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": mcp_types.LATEST_PROTOCOL_VERSION,
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        },
-    },
-    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    *HANDSHAKE,
     {
         "jsonrpc": "2.0",
         "id": 2,

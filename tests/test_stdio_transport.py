@@ -11,26 +11,12 @@ import time
 from pathlib import Path
 from subprocess import PIPE
 
-import mcp_types
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
+from mcp_handshake import HANDSHAKE
 
 CHATTER = Path(__file__).with_name("stdio_chatter.py")
 EVALS = Path(__file__).resolve().parents[1] / "evals"
-# what an MCP client sends first: `initialize` (id 1), then `notifications/initialized`
-HANDSHAKE = [
-    {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": mcp_types.LATEST_PROTOCOL_VERSION,
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        },
-    },
-    {"jsonrpc": "2.0", "method": "notifications/initialized"},
-]
 BIG = 300_000  # characters in one argument: one line well past asyncio's default 64 KiB limit
 
 
