@@ -16,14 +16,11 @@ from typing import Any
 
 import httpx
 
+sys.path.insert(0, str(Path(__file__).parent))
+from http_serving import free_port, serve_http  # noqa: E402
+
 SCOPERAG = str(Path(sys.executable).parent / "scoperag")
 TOKEN = "faults-token"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def serve(
@@ -33,23 +30,10 @@ def serve(
     env = {**os.environ, "SCOPERAG_DATA_DIR": str(data_dir), "SCOPERAG_HTTP_TOKEN": TOKEN}
     env["FASTMCP_CHECK_FOR_UPDATES"] = "off"
     command = [SCOPERAG, "serve", "--transport", "http", "--port", str(port)]
-    server = subprocess.Popen(
-        [*command, "--profiles", profiles],
-        env=env,
-        stderr=stderr,
-        preexec_fn=(lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (files, files)))
-        if files
-        else None,
+    limit = (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))) if files else None
+    return serve_http(
+        [*command, "--profiles", profiles], port, env=env, stderr=stderr, preexec_fn=limit
     )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return server
-        except httpx.TransportError:
-            time.sleep(0.2)
-    server.kill()
-    raise SystemExit("scoperag serve did not answer /healthz within 120 s")
 
 
 def drip(port: int, sockets: int, seconds: float) -> tuple[int, float]:

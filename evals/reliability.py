@@ -18,7 +18,6 @@ import asyncio
 import os
 import random
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -27,7 +26,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 from qdrant_client import models
@@ -38,6 +36,7 @@ from scoperag.core.settings import Settings
 from scoperag.server.runtime import Runtime
 
 sys.path.insert(0, str(Path(__file__).parent))
+from http_serving import free_port, serve_http  # noqa: E402
 from reliability_kills import SCOPERAG, run_kills  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -121,28 +120,13 @@ async def _client(url: str, number: int, calls: int, figures: LoadFigures) -> No
                 figures.notes.append(result.structured_content["id"])
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _serve(data_dir: Path, port: int) -> subprocess.Popen:
     env = {**os.environ, "SCOPERAG_DATA_DIR": str(data_dir), "SCOPERAG_BACKEND": "edge"}
     env["FASTMCP_CHECK_FOR_UPDATES"] = "off"
     command = [SCOPERAG, "serve", "--transport", "http", "--port", str(port)]
-    process = subprocess.Popen(
-        [*command, "--profiles", "pdf,memory"], env=env, stderr=subprocess.DEVNULL
+    return serve_http(
+        [*command, "--profiles", "pdf,memory"], port, env=env, stderr=subprocess.DEVNULL
     )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return process
-        except httpx.TransportError:
-            time.sleep(0.2)
-    process.kill()
-    raise SystemExit("scoperag serve did not answer /healthz within 120 s")
 
 
 def _found(data_dir: Path, embedder: Embedder, figures: LoadFigures) -> tuple[int, int]:
@@ -159,7 +143,7 @@ def _found(data_dir: Path, embedder: Embedder, figures: LoadFigures) -> tuple[in
 
 async def load(clients: int, calls: int, embedder: Embedder) -> None:
     data_dir = Path(tempfile.mkdtemp(prefix="scoperag-load-"))
-    port = _free_port()
+    port = free_port()
     server = _serve(data_dir, port)
     url = f"http://127.0.0.1:{port}/mcp"
     async with Client(url, timeout=120) as warm:  # loads the model before the clock starts
