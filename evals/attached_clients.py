@@ -69,15 +69,16 @@ def _ingest_samples(data_dir: Path) -> None:
                        capture_output=True)  # fmt: skip
 
 
-def _calls(n: int) -> list[tuple[str, str, dict[str, Any]]]:
-    """The n-th round's calls: (label, tool, arguments), each query new."""
+def _calls(n: int, side: str) -> list[tuple[str, str, dict[str, Any]]]:
+    """The n-th round's calls of one side: (label, tool, arguments), each query new, each
+    memory new to the store (the same content twice would only be found a duplicate)."""
     words = f"{WORDS[n % len(WORDS)]} {WORDS[(n * 7 + 3) % len(WORDS)]} {n}"
     return [
         ("qdrant-find", "qdrant-find", {"query": words}),
         ("memory search", "search", {"query": words}),
         ("memory search, no query", "search", {"tags": [WORDS[n % len(WORDS)]], "page_size": 5}),
         ("search_book", "search_book", {"book_id": "pride", "query": words}),
-        ("store_memory", "store_memory", {"content": f"note {words} {time.time_ns()}"}),
+        ("store_memory", "store_memory", {"content": f"note {side} {words} {time.time_ns()}"}),
     ]
 
 
@@ -97,8 +98,11 @@ async def _rounds(owner: Client, attached: Client, rounds: range, until: Any = N
     for n in rounds:
         if until is not None and until():
             break
-        for label, tool, arguments in _calls(n):
-            for side, client in (("owner", owner), ("attached", attached)):
+        sides = {"owner": owner, "attached": attached}
+        calls = {side: _calls(n, side) for side in sides}
+        for index in range(len(calls["owner"])):
+            for side, client in sides.items():
+                label, tool, arguments = calls[side][index]
                 times.setdefault((label, side), []).append(await _timed(client, tool, arguments))
     return times
 
@@ -141,10 +145,13 @@ def _operations(settings: Settings) -> dict[str, int]:
 
 async def _operations_per_call(settings: Settings, owner: Client, attached: Client) -> None:
     print("\nengine operations per call (owner | attached)")
-    for label, tool, arguments in _calls(10_000):
+    sides = {"owner": owner, "attached": attached}
+    calls = {side: _calls(10_000, side) for side in sides}
+    for index, (_, tool, arguments) in enumerate(_calls(9_999, "warm-up")):
         await owner.call_tool(tool, arguments)  # records read once per collection version
         made = []
-        for client in (owner, attached):
+        for side, client in sides.items():
+            label, tool, arguments = calls[side][index]
             before = _operations(settings)
             await client.call_tool(tool, arguments)
             after = _operations(settings)

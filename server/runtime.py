@@ -34,7 +34,7 @@ class Runtime:
             from scoperag.core.collections import open_backend
 
             return open_backend(self.settings)
-        from scoperag.server.store_sharing import SharedBackend
+        from scoperag.server.store_sharing.shared_backend import SharedBackend
 
         return SharedBackend(self.settings)
 

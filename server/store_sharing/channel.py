@@ -54,11 +54,12 @@ def process_stopped(pid: Any) -> bool:
 
 
 class Connection:
-    """One connection to the owner; `owner` is the record of the process that answered."""
+    """One connection to the owner; `owner` is the record of the process that answered, and
+    `broken` says a call failed mid-way (its answer may still come, so it is never reused)."""
 
     def __init__(self, record: dict[str, Any], attach: bool = True) -> None:
-        self.path, self.owner, self._ids = str(record["socket"]), record, itertools.count()
-        self.broken = False  # a call failed mid-way: its answer may still come, so never reuse
+        self.path, self.owner, self._ids = record["socket"], record, itertools.count()
+        self.broken = False
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._socket.settimeout(CALL_SECONDS)
         self._stream = self._socket.makefile("rwb")

@@ -15,7 +15,7 @@ import sys
 import tempfile
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -73,18 +73,14 @@ class Owner(socketserver.ThreadingUnixStreamServer):
     for the others. Reads run in parallel on Edge (its calls release the GIL), writes one at a
     time; local mode has no locks of its own, so there every operation runs alone."""
 
-    daemon_threads = True
-    block_on_close = False
-    request_queue_size = 128
+    daemon_threads, block_on_close, request_queue_size = True, False, 128
 
     def __init__(self, engine: VectorBackend, folder: Path) -> None:
-        self.engine, self.folder = engine, folder
-        self.writes = threading.Lock()
+        self.engine, self.folder, self.stopped = engine, folder, False
+        self.writes, self.guard = threading.Lock(), threading.Lock()  # guard: clients, stopped
         self._reads = contextlib.nullcontext() if engine.name == "edge" else self.writes
         self.counts: Counter[str] = Counter()  # operations run, by name (`scoperag status`)
         self.clients: dict[socket.socket, dict[str, Any]] = {}  # connection -> who attached
-        self.guard = threading.Lock()  # of `clients` and `stopped`
-        self.stopped = False
         path = socket_path(folder)
         path.unlink(missing_ok=True)  # a crashed owner's
         previous = os.umask(0o177)  # the socket is made with mode 0600
@@ -92,41 +88,33 @@ class Owner(socketserver.ThreadingUnixStreamServer):
             super().__init__(str(path), _Connection)
         finally:
             os.umask(previous)
-        self.record = {
-            "pid": os.getpid(),
-            "command": " ".join(sys.argv),
-            "socket": str(path),
-            "engine": engine.name,
-            "engine_dir": str(folder),
-            "started": datetime.now(UTC).isoformat(timespec="milliseconds"),
-        }
+        started = datetime.now(UTC).isoformat(timespec="milliseconds")
+        self.record = {"pid": os.getpid(), "command": " ".join(sys.argv), "socket": str(path)}
+        self.record |= {"engine": engine.name, "engine_dir": str(folder), "started": started}
         threading.Thread(target=self.serve_forever, name="scoperag-owner", daemon=True).start()
         temporary = folder / f"{RECORD}.{os.getpid()}.tmp"
         temporary.write_text(json.dumps(self.record, indent=2))
         os.replace(temporary, folder / RECORD)
         atexit.register(self.stop)  # an exit without `close` still hands the store on
 
-    def run(self, op: str, args: list[Any] | tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def run(self, op: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         """Run `op`: the one place every operation passes. Writes but `delete_collection`
         (it only frees space) need room on the disk (`core.disk_space`)."""
-        if op not in READS and op not in WRITES:
+        if op not in READS | WRITES:
             raise InvalidParameterError("op", op, ", ".join(sorted(READS | WRITES)))
         kind, _, name = op.rpartition(".")
         method = getattr(self.engine.generations if kind else self.engine, name)
         self.counts[op] += 1
-        if op in READS:
-            with self._reads, self.engine.generations.reads.reading():
-                return self._call(method, args, kwargs)
-        with self.writes:
-            if op != "delete_collection":
+        reading = op in READS
+        with self._reads if reading else self.writes, contextlib.ExitStack() as scope:
+            if self.stopped:
+                raise ScoperagError("The store is being closed by the process that owned it.")
+            if reading:
+                scope.enter_context(self.engine.generations.reads.reading())
+            elif op != "delete_collection":
                 ensure_room(getattr(self.engine, "root", None))  # None: no files here to fill
-            return self._call(method, args, kwargs)
-
-    def _call(self, method: Any, args: Any, kwargs: dict[str, Any]) -> Any:
-        if self.stopped:
-            raise ScoperagError("The store is being closed by the process that owned it.")
-        result = method(*args, **kwargs)
-        return list(result) if isinstance(result, Iterator) else result  # e.g. `points`
+            result = method(*args, **kwargs)
+            return list(result) if isinstance(result, Iterator) else result  # e.g. `points`
 
     def answer(self, connection: socket.socket, request: dict[str, Any]) -> dict[str, Any]:
         """The answer to a request from another process; every failure goes back as itself."""
@@ -142,8 +130,7 @@ class Owner(socketserver.ThreadingUnixStreamServer):
                     found = {about["pid"]: about for about in self.clients.values() if about}
                 result = {**self.record, "attached": [*found.values()], "operations": self.counts}
             else:
-                args = wire.decode(params.get("args", []))
-                kwargs = wire.decode(params.get("kwargs", {}))
+                args, kwargs = wire.decode([params.get("args", []), params.get("kwargs", {})])
                 result = wire.encode(self.run(str(method), args, kwargs))
             return {"id": request.get("id"), "result": result}
         except Exception as exc:

@@ -9,7 +9,6 @@ import copy
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from scoperag.core.backend import VectorBackend
@@ -27,25 +26,6 @@ if TYPE_CHECKING:
     from scoperag.core.search_request import SearchRequest, SearchResult
 
 TAKEOVER_SECONDS = 30.0  # how long to wait for a new owner to listen before giving up
-
-
-@dataclass
-class _Generations(Generations):
-    """The owner's generation registry, changed only there under its lock."""
-
-    _backend: SharedBackend
-
-    def begin(self, collection: str, sources: list[str], writer: str) -> str:
-        return self._backend.call("generations.begin", collection, sources, writer)
-
-    def commit(self, collection: str, generation: str, keep_ids: list[str]) -> None:
-        self._backend.call("generations.commit", collection, generation, keep_ids)
-
-    def abort(self, collection: str, generation: str) -> None:
-        self._backend.call("generations.abort", collection, generation)
-
-    def recover(self, collection: str) -> int:
-        return self._backend.call("generations.recover", collection)
 
 
 class SharedBackend(VectorBackend):
@@ -133,7 +113,8 @@ class SharedBackend(VectorBackend):
             connection.close()
 
     def _known(self, op: str, collection: str) -> Any:
-        """`op` on `collection`, read once per version of its collection.json on Edge."""
+        """`op` on `collection`, read once per version of its collection.json on Edge (a
+        collection re-created or re-written, e.g. by `add_keywords`, is a new version)."""
         if self.name != "edge":
             return self.call(op, collection)
         try:
@@ -144,11 +125,9 @@ class SharedBackend(VectorBackend):
         if op == "collection_exists" and version is None:
             return False
         cached = self._cache.get((op, collection))
-        if cached is not None and cached[0] == version:
-            return copy.deepcopy(cached[1])
-        value = self.call(op, collection)
-        self._cache[(op, collection)] = (version, value)
-        return copy.deepcopy(value)
+        if cached is None or cached[0] != version:
+            cached = self._cache[(op, collection)] = (version, self.call(op, collection))
+        return copy.deepcopy(cached[1])
 
     def collection_exists(self, collection: str) -> bool:
         return self._known("collection_exists", collection)
@@ -159,65 +138,36 @@ class SharedBackend(VectorBackend):
     def has_keywords(self, collection: str) -> bool:
         return self._known("has_keywords", collection)
 
+    def update_collection_metadata(self, collection: str, changes: dict[str, Any]) -> None:
+        self.call("update_collection_metadata", collection, changes)
+
     def points(self, collection: str, batch_size: int = 512) -> Iterator[list[models.Record]]:
         return iter(self.call("points", collection, batch_size))
 
-    # The other operations, as the owner's engine runs them (see `VectorBackend`).
-    def list_collections(self, *a: Any, **k: Any) -> list[str]:
-        return self.call("list_collections", *a, **k)
-
-    def add_keywords(self, *a: Any, **k: Any) -> int:
-        return self.call("add_keywords", *a, **k)
-
-    def search(self, request: SearchRequest) -> SearchResult:
-        return self.call("search", request)
-
-    def create_collection(self, *a: Any, **k: Any) -> None:
-        self.call("create_collection", *a, **k)
-
-    def update_collection_metadata(self, *a: Any, **k: Any) -> None:
-        self.call("update_collection_metadata", *a, **k)
-
-    def payload_indexes(self, *a: Any, **k: Any) -> dict[str, str]:
-        return self.call("payload_indexes", *a, **k)
-
-    def create_index(self, *a: Any, **k: Any) -> None:
-        self.call("create_index", *a, **k)
-
-    def delete(self, *a: Any, **k: Any) -> None:
-        self.call("delete", *a, **k)
-
-    def delete_collection(self, *a: Any, **k: Any) -> None:
-        self.call("delete_collection", *a, **k)
-
-    def scroll(self, *a: Any, **k: Any) -> list[models.Record]:
-        return self.call("scroll", *a, **k)
-
-    def count(self, *a: Any, **k: Any) -> int:
-        return self.call("count", *a, **k)
-
-    def facet(self, *a: Any, **k: Any) -> dict[Any, int]:
-        return self.call("facet", *a, **k)
-
-    def key_values(self, *a: Any, **k: Any) -> list[Any]:
-        return self.call("key_values", *a, **k)
-
-    def set_payload(self, *a: Any, **k: Any) -> None:
-        self.call("set_payload", *a, **k)
-
-    def upsert_points(self, *a: Any, **k: Any) -> None:
-        self.call("upsert_points", *a, **k)
+    # The other operations, as the owner's engine runs them (see `VectorBackend`), a line each.
+    # fmt: off
+    def search(self, request: SearchRequest) -> SearchResult: return self.call("search", request)
+    def list_collections(self) -> list[str]: return self.call("list_collections")
+    def add_keywords(self, *a: Any, **k: Any) -> int: return self.call("add_keywords", *a, **k)
+    def payload_indexes(self, *a: Any) -> dict[str, str]: return self.call("payload_indexes", *a)
+    def create_index(self, *a: Any, **k: Any) -> None: self.call("create_index", *a, **k)
+    def create_collection(self, *a: Any, **k: Any) -> None: self.call("create_collection", *a, **k)
+    def delete(self, *a: Any, **k: Any) -> None: self.call("delete", *a, **k)
+    def delete_collection(self, *a: Any, **k: Any) -> None: self.call("delete_collection", *a, **k)
+    def scroll(self, *a: Any, **k: Any) -> list[models.Record]: return self.call("scroll", *a, **k)
+    def count(self, *a: Any, **k: Any) -> int: return self.call("count", *a, **k)
+    def facet(self, *a: Any, **k: Any) -> dict[Any, int]: return self.call("facet", *a, **k)
+    def key_values(self, *a: Any, **k: Any) -> list[Any]: return self.call("key_values", *a, **k)
+    def set_payload(self, *a: Any, **k: Any) -> None: self.call("set_payload", *a, **k)
+    def upsert_points(self, *a: Any, **k: Any) -> None: self.call("upsert_points", *a, **k)
+    # fmt: on
 
     @property
     def engine(self) -> VectorBackend:
         """The open engine itself, without the sharing layer; owner only."""
-        owner = self._owner
-        if owner is None:
-            raise ScoperagError(
-                f"Only the process that owns the store at {self.folder} has its engine; this one "
-                "reaches it through the owner (`scoperag status` names it)."
-            )
-        return owner.engine
+        if self._owner is None:
+            raise ScoperagError(f"Only the process that owns the store at {self.folder} has it.")
+        return self._owner.engine
 
     def close(self) -> None:
         """Stop serving and release the engine (owner), or disconnect (attached)."""
@@ -227,3 +177,17 @@ class SharedBackend(VectorBackend):
         if owner is not None:
             owner.stop()
             owner.engine.close()
+
+
+class _Generations(Generations):
+    """The owner's generation registry, changed only there under its lock."""
+
+    def __init__(self, backend: SharedBackend) -> None:
+        self.call = backend.call
+
+    # fmt: off
+    def begin(self, *a: Any) -> str: return self.call("generations.begin", *a)
+    def commit(self, *a: Any) -> None: self.call("generations.commit", *a)
+    def abort(self, *a: Any) -> None: self.call("generations.abort", *a)
+    def recover(self, *a: Any) -> int: return self.call("generations.recover", *a)
+    # fmt: on

@@ -13,15 +13,9 @@ from functools import cache
 from typing import IO, Any
 
 import pydantic_core
+from pydantic import BaseModel
 
 from scoperag.core.errors import ScoperagError
-
-_QDRANT = [  # a filter's parts are rebuilt from its JSON by the model itself
-    *("Filter", "FieldCondition", "MatchValue", "MatchAny", "MatchExcept", "MatchText"),
-    *("MatchPhrase", "Range", "DatetimeRange", "IsEmptyCondition", "IsNullCondition"),
-    *("HasIdCondition", "PayloadField", "MinShould", "OrderBy", "Direction", "SparseVector"),
-    *("PointStruct", "Record", "ScoredPoint"),
-]
 
 
 class WireError(ScoperagError):
@@ -30,13 +24,15 @@ class WireError(ScoperagError):
 
 @cache
 def types() -> dict[str, type]:
-    """Name -> class of every typed value the wire carries (the whole list)."""
+    """Name -> class of every typed value the wire carries: qdrant-client's models (filters,
+    orders, points, hits), a search's request and result, and dates."""
     from qdrant_client import models
 
     from scoperag.core.search_request import SearchRequest, SearchResult
 
-    found = [getattr(models, name) for name in _QDRANT]
-    return {cls.__name__: cls for cls in [*found, SearchRequest, SearchResult, datetime, date]}
+    module = models.Filter.__module__  # the generated models, not what they import
+    found = [c for c in vars(models).values() if getattr(c, "__module__", None) == module]
+    return {c.__name__: c for c in [*found, SearchRequest, SearchResult, datetime, date]}
 
 
 @cache
@@ -47,9 +43,7 @@ def errors() -> dict[str, type[BaseException]]:
     modules = (errors, edge_backend, edge_errors, edge_filters, index_status, ollama)
     found = [getattr(module, name) for module in modules for name in dir(module)]
     found += [WireError, ValueError, TypeError, KeyError, RuntimeError, OSError, TimeoutError]
-    return {
-        cls.__name__: cls for cls in found if isinstance(cls, type) and issubclass(cls, Exception)
-    }
+    return {c.__name__: c for c in found if isinstance(c, type) and issubclass(c, Exception)}
 
 
 def encode(value: Any) -> Any:
@@ -58,18 +52,16 @@ def encode(value: Any) -> Any:
         return value
     if isinstance(value, list | tuple):
         return [encode(item) for item in value]
+    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        return {key: encode(item) for key, item in value.items()}
     if isinstance(value, dict):
-        if all(isinstance(key, str) for key in value):
-            return {key: encode(item) for key, item in value.items()}
         return {"$type": "map", "value": [[encode(k), encode(v)] for k, v in value.items()]}
     name = type(value).__name__
     if types().get(name) is not type(value):
         raise WireError(f"Cannot send a {name} to another process: not a wire type.")
-    if isinstance(value, datetime | date):
-        return {"$type": name, "value": value.isoformat()}
-    if isinstance(value, Enum):
-        return {"$type": name, "value": value.value}
-    return {"$type": name, "value": value.model_dump(mode="json", by_alias=True)}
+    if isinstance(value, BaseModel):
+        return {"$type": name, "value": value.model_dump(mode="json", by_alias=True)}
+    return {"$type": name, "value": value.value if isinstance(value, Enum) else value.isoformat()}
 
 
 def decode(data: Any) -> Any:
@@ -86,9 +78,9 @@ def decode(data: Any) -> Any:
     cls: Any = types().get(name)
     if cls is None:
         raise WireError(f"Unknown type on the owner's socket: {json.dumps(name)[:100]}.")
-    if cls in (datetime, date):
-        return cls.fromisoformat(value)
-    return cls(value) if issubclass(cls, Enum) else cls.model_validate(value)
+    if issubclass(cls, BaseModel):
+        return cls.model_validate(value)
+    return cls(value) if issubclass(cls, Enum) else cls.fromisoformat(value)
 
 
 def error_data(error: BaseException) -> dict[str, Any]:
