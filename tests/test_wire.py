@@ -28,7 +28,10 @@ def test_engine_arguments_and_results_come_back_equal() -> None:
     flt = models.Filter(
         must=[models.FieldCondition(key="page", range=models.Range(gte=3))],
         must_not=[models.HasIdCondition(has_id=["a", 5])],
-        should=[models.FieldCondition(key="k", match=models.MatchExcept(**{"except": ["x"]}))],
+        should=[
+            models.FieldCondition(key="k", match=models.MatchExcept(**{"except": ["x"]})),
+            models.FieldCondition(key="tags", values_count=models.ValuesCount(gte=2)),
+        ],
     )
     request = SearchRequest(collection="c", dense=[0.1, 0.2], filter=flt, limit=3, count_cap=9)
     hit = models.ScoredPoint(id=1, version=0, score=0.5, payload={"a": [1, 2]})
