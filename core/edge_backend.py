@@ -6,7 +6,9 @@ Layout under the root directory (`<data dir>/edge`):
 
     .lock                       held (flock) while a process has the store open
     <collection>/collection.json   dimension, collection metadata (e.g. the embedder), whether
-                                the shard keeps BM25 vectors, and the name of its shard folder
+                                the shard keeps BM25 vectors, the name of its shard folder and
+                                its payload indexes (rewritten when one is made, so whatever is
+                                known of a collection per version of this file stays true)
     <collection>/shard/         the Edge shard (segments, WAL, payload indexes, HNSW); `reindex`
                                 builds a new one beside it and switches collection.json over
 
@@ -208,6 +210,10 @@ class EdgeBackend(VectorBackend):
     def create_index(self, collection: str, key: str, schema: str) -> None:
         operation = edge.UpdateOperation.create_field_index(key, _SCHEMAS[schema])
         self.edge_collection(collection).update(operation)
+        indexes = self.payload_indexes(collection)
+        _write_json(
+            self._dir(collection) / _METADATA, {**self._record(collection), "indexes": indexes}
+        )
 
     def delete(self, collection: str, flt: models.Filter) -> None:
         self.edge_collection(collection).delete_by_filter(flt)

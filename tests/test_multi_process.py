@@ -221,6 +221,29 @@ def test_an_attached_runtime_filters_by_time_and_order_like_the_owner(
         other.close()
 
 
+def test_an_index_one_process_makes_is_known_to_the_others_at_their_next_call(
+    make_runtime: Callable[..., Runtime], backend_name: str, embedder: Embedder
+) -> None:
+    """A collection's indexes, like its metadata, are read once per version of what the engine
+    keeps of it: making an index is a new version for every process."""
+    if backend_name == "server":
+        pytest.skip("a server has no owner")
+    holder = make_runtime(profiles=["pdf"])
+    holder.backend.create_collection("indexed", 3, {})
+    other = Runtime(holder.settings, embedder=embedder)
+    try:
+        assert other.backend.role == "attached"
+        assert holder.backend.payload_indexes("indexed") == other.backend.payload_indexes("indexed")
+        holder.backend.create_index("indexed", "tag", "keyword")
+        other.backend.create_index("indexed", "n", "integer")
+        both = [backend.payload_indexes("indexed") for backend in (holder.backend, other.backend)]
+        if backend_name == "edge":  # local mode scans and keeps no payload indexes
+            assert both[0] == both[1] == {"tag": "keyword", "n": "integer"}
+        assert both[0] == both[1]
+    finally:
+        other.close()
+
+
 def _error(runtime: Runtime) -> Exception:
     try:
         runtime.backend.create_collection("shared", 3, {})

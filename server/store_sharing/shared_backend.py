@@ -138,6 +138,9 @@ class SharedBackend(VectorBackend):
     def has_keywords(self, collection: str) -> bool:
         return self._known("has_keywords", collection)
 
+    def payload_indexes(self, collection: str) -> dict[str, str]:
+        return self._known("payload_indexes", collection)
+
     def update_collection_metadata(self, collection: str, changes: dict[str, Any]) -> None:
         self.call("update_collection_metadata", collection, changes)
 
@@ -149,7 +152,6 @@ class SharedBackend(VectorBackend):
     def search(self, request: SearchRequest) -> SearchResult: return self.call("search", request)
     def list_collections(self) -> list[str]: return self.call("list_collections")
     def add_keywords(self, *a: Any, **k: Any) -> int: return self.call("add_keywords", *a, **k)
-    def payload_indexes(self, *a: Any) -> dict[str, str]: return self.call("payload_indexes", *a)
     def create_index(self, *a: Any, **k: Any) -> None: self.call("create_index", *a, **k)
     def create_collection(self, *a: Any, **k: Any) -> None: self.call("create_collection", *a, **k)
     def delete(self, *a: Any, **k: Any) -> None: self.call("delete", *a, **k)
