@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 from pydantic import BaseModel
-from qdrant_client import models
 
 from scoperag.core.errors import ScoperagError
 from scoperag.core.settings import Settings
 from scoperag.server.cli_support import load_settings, run_friendly
 
 if TYPE_CHECKING:
+    from qdrant_client import models
+
     from scoperag.core.backend import VectorBackend
 
 ENGINES = ("local", "edge", "server")
@@ -111,6 +112,8 @@ def _dimension(metadata: dict[str, Any], first: list[models.Record]) -> int:
 
 
 def _point(record: models.Record) -> models.PointStruct:
+    from qdrant_client import models
+
     return models.PointStruct(id=record.id, vector=record.vector, payload=record.payload)
 
 

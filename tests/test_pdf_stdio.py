@@ -63,7 +63,9 @@ async def test_tools_list_loads_neither_model_nor_store(tmp_path: Path) -> None:
 
 
 def test_listing_every_profile_imports_neither_llamaindex_nor_qdrant_client() -> None:
-    """Start-up stays quick: handlers and their libraries load on the first call, and the
+    """Start-up stays quick: the CLI (what `scoperag serve` runs) and the server list their
+    tools before any handler or command imports its libraries (qdrant-client's package alone
+    takes 0.7 s to import); handlers and their libraries load on the first call, and the
     listed schemas are self-contained as built (inlining their `$ref`s at list time
     imported jsonref and requests, 0.1 s, before the first `tools/list` could answer; reading
     the ingest tools' descriptions from docstrings imported griffe, 0.1 s more; FastMCP's
@@ -72,7 +74,7 @@ def test_listing_every_profile_imports_neither_llamaindex_nor_qdrant_client() ->
 
     probe = (
         "import asyncio, sys; from fastmcp import Client; "
-        "from scoperag.server.app import build_server\n"
+        "import scoperag.server.cli; from scoperag.server.app import build_server\n"
         "async def listed():\n"
         "    async with Client(build_server()) as client:\n"
         "        return await client.list_tools()\n"
