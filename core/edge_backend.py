@@ -176,6 +176,7 @@ class EdgeBackend(VectorBackend):
             shard.update(edge.UpdateOperation.create_field_index(key, _SCHEMAS[kind]))
         copied = 0
         for page in old.points():
+            ensure_room(self.root, f"copy the points of '{collection}' into a new shard")
             new.upsert_points(
                 models.PointStruct(id=r.id, vector=r.vector, payload=r.payload) for r in page
             )

@@ -63,8 +63,10 @@ def copy_collection(
     from scoperag.core.collection_embedder import EMBEDDER_KEY
     from scoperag.core.collections import ensure_indexes
     from scoperag.core.contracts.registry import required_indexes
+    from scoperag.core.disk_space import ensure_room
 
     began = time.perf_counter()
+    room = getattr(target, "root", None)  # where the target keeps its files, if here
     metadata = source.collection_metadata(collection)
     pages = source.points(collection)
     first = next(pages, [])
@@ -76,6 +78,7 @@ def copy_collection(
                 f"({stored} instead of {metadata.get(EMBEDDER_KEY)}); nothing was copied."
             )
     else:
+        ensure_room(room, f"create '{collection}' on the target")
         target.create_collection(collection, _dimension(metadata, first), metadata)
     for key, kind in source.payload_indexes(collection).items():
         if key not in target.payload_indexes(collection):
@@ -83,6 +86,7 @@ def copy_collection(
     ensure_indexes(target, collection, required_indexes(settings).get(collection, []))
     copied = 0
     for page in (first, *pages) if first else ():
+        ensure_room(room, f"copy points into '{collection}'")
         target.upsert_points(collection, [_point(record) for record in page])
         copied += len(page)
         if progress:

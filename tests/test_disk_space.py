@@ -1,6 +1,7 @@
 """The disk watermark on a real small disk (a tmpfs mounted for the test, so root only): writes
 below the floor are refused with a message naming the data dir, the free space and the floor,
-reads go on, and freeing space lets writes through again in the same process."""
+reads go on, and freeing space lets writes through again in the same process. Where a floor
+above any disk's free space shows the same without a tmpfs, a test sets that instead."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from scoperag.core.disk_space import MIB, MIN_FREE_ENV, DiskFullError, free_byte
 from scoperag.core.errors import InvalidParameterError
 from scoperag.core.settings import Settings
 from scoperag.core.vector_names import DENSE_VECTOR
+from scoperag.server.migrate_cli import migrate
 from scoperag.server.runtime import Runtime
 
 COLLECTION = "notes"
@@ -144,3 +146,21 @@ def test_scoperag_list_on_a_full_disk_says_so(runtime: Runtime, small_disk: Path
     assert listed.returncode == 1
     assert f"The disk holding {small_disk / 'data'} is full" in listed.stderr
     assert "Traceback" not in listed.stderr
+
+
+def test_a_migration_below_the_floor_writes_nothing_and_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`scoperag migrate` writes through the target engine itself, outside any server: it
+    checks the floor before it creates a collection and before each page it copies."""
+    source = Runtime(Settings(data_dir=tmp_path, backend="local"))
+    source.backend.create_collection(COLLECTION, 4, {})
+    source.backend.upsert_points(COLLECTION, points(0, 10))
+    source.close()
+    monkeypatch.setenv(MIN_FREE_ENV, str(1 << 30))  # a PiB: every disk is below it
+    with pytest.raises(DiskFullError, match=f"create '{COLLECTION}' on the target"):
+        migrate(Settings(data_dir=tmp_path), "local", "edge", [])
+    assert not (tmp_path / "edge" / COLLECTION).exists()
+    monkeypatch.delenv(MIN_FREE_ENV)
+    [copied] = migrate(Settings(data_dir=tmp_path), "local", "edge", []).collections
+    assert copied.points == 10

@@ -17,6 +17,7 @@ from llama_index.core.schema import TextNode
 from qdrant_client import models
 
 from scoperag.core.backend import VectorBackend, meaning_breaks_ties
+from scoperag.core.disk_space import MIN_FREE_ENV, DiskFullError
 from scoperag.core.edge_backend import HNSW, EdgeBackend
 from scoperag.core.qdrant_client_backend import QdrantClientBackend
 from scoperag.core.search_request import SearchRequest
@@ -179,6 +180,24 @@ def test_reindex_adds_bm25_vectors_keeping_points_and_indexes(backend: VectorBac
     assert _numbers(_search(backend, "zephyr"))[0] == 2  # keywords count now
     assert backend.add_keywords(COLLECTION) == 0
     assert f"{COLLECTION}__reindex" not in backend.list_collections()
+
+
+def test_a_reindex_below_the_disk_floor_keeps_the_collection_as_it_was(
+    backend: VectorBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The copy checks the floor before each page it writes (a full disk mid-copy would end
+    the process); the old shard answers on, and the next reindex starts clean."""
+    if not isinstance(backend, EdgeBackend):
+        pytest.skip("local mode keeps its files in Python's own writes, outside the floor")
+    _dense_only_collection(backend)
+    backend.vector_store(COLLECTION).add(_nodes())
+    monkeypatch.setenv(MIN_FREE_ENV, str(1 << 30))  # a PiB: every disk is below it
+    with pytest.raises(DiskFullError, match=f"copy the points of '{COLLECTION}'"):
+        backend.add_keywords(COLLECTION)
+    assert not backend.has_keywords(COLLECTION)
+    assert backend.count(COLLECTION, None) == len(POINTS)
+    monkeypatch.delenv(MIN_FREE_ENV)
+    assert backend.add_keywords(COLLECTION) == len(POINTS)
 
 
 def test_the_reindex_command_names_what_it_did(tmp_path: Path) -> None:
