@@ -130,7 +130,7 @@ def store_memories(
 
     Each batch is embedded first, then given its order keys and written while this data dir's
     writers take turns (`data_dir`, default the settings'), so keys stay unique across
-    processes. Memories stored before the order key existed get theirs on the next
+    processes. Memories stored before the order key existed get theirs at a process's first
     newest-first read (`backfill_order`), which new keys never collide with."""
     turns = data_dir or Settings().data_dir
     with writers_take_turns(turns):  # the first writer creates the collection, the rest wait

@@ -8,7 +8,8 @@ thread, take turns (an flock on `memory-order.lock` in the data dir) to read the
 write after it, so no two memories share a key. The engines compare range bounds as float64,
 exact only to 2**53: every bound used here is the first key of a millisecond (a multiple of
 2**15, exact as a float64), and keys inside one millisecond are compared as Python integers.
-Memories stored without a key get one on the next newest-first read (ordered by time, then hash).
+Memories an older version stored without a key get one at a process's first newest-first read
+(ordered by time, then hash).
 """
 
 from __future__ import annotations

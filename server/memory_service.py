@@ -90,6 +90,7 @@ class MemoryService:
 
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
+        self._keys_checked = False  # every memory is written with its order key: check once
 
     def store(self, params: StoreMemoryParams) -> StoreMemoryResult:
         # the pipeline (LlamaIndex's ingestion) loads on the first write: a search never waits
@@ -182,7 +183,9 @@ class MemoryService:
     ) -> tuple[int, list[MemoryRow]]:
         """A page newest first; `before` (the date window's end) is where the order starts."""
         backend = self.runtime.backend
-        backfill_order(backend, self.runtime.settings.data_dir)  # stored without an order key
+        if not self._keys_checked:  # memories an older version stored without an order key
+            backfill_order(backend, self.runtime.settings.data_dir)
+            self._keys_checked = True
         start = None if before is None else order_bound(before)
         browse = BrowseSearch(backend, COLLECTION, ORDER_KEY, flt, offset, size, start)
         total = browse.total()
