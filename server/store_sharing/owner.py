@@ -36,6 +36,7 @@ WRITES = {
     "delete", "delete_collection", "set_payload", "upsert_points",
     "generations.begin", "generations.commit", "generations.abort", "generations.recover",
 }  # fmt: skip
+OPERATIONS = READS | WRITES
 
 
 def engine_dir(settings: Settings) -> Path:
@@ -100,21 +101,24 @@ class Owner(socketserver.ThreadingUnixStreamServer):
     def run(self, op: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         """Run `op`: the one place every operation passes. Writes but `delete_collection`
         (it only frees space) need room on the disk (`core.disk_space`)."""
-        if op not in READS | WRITES:
-            raise InvalidParameterError("op", op, ", ".join(sorted(READS | WRITES)))
+        if op not in OPERATIONS:
+            raise InvalidParameterError("op", op, ", ".join(sorted(OPERATIONS)))
         kind, _, name = op.rpartition(".")
         method = getattr(self.engine.generations if kind else self.engine, name)
         self.counts[op] += 1
-        reading = op in READS
-        with self._reads if reading else self.writes, contextlib.ExitStack() as scope:
-            if self.stopped:
-                raise ScoperagError("The store is being closed by the process that owned it.")
-            if reading:
-                scope.enter_context(self.engine.generations.reads.reading())
-            elif op != "delete_collection":
+        if op in READS:
+            with self._reads, self.engine.generations.reads.reading():
+                return self._call(method, args, kwargs)
+        with self.writes:
+            if op != "delete_collection":
                 ensure_room(getattr(self.engine, "root", None))  # None: no files here to fill
-            result = method(*args, **kwargs)
-            return list(result) if isinstance(result, Iterator) else result  # e.g. `points`
+            return self._call(method, args, kwargs)
+
+    def _call(self, method: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        if self.stopped:
+            raise ScoperagError("The store is being closed by the process that owned it.")
+        result = method(*args, **kwargs)
+        return list(result) if isinstance(result, Iterator) else result  # e.g. `points`
 
     def answer(self, connection: socket.socket, request: dict[str, Any]) -> dict[str, Any]:
         """The answer to a request from another process; every failure goes back as itself."""
