@@ -123,10 +123,12 @@ class EdgeCollection:
                 break
         return [to_record(record) for record in found[offset:]]
 
-    def by_id(self, ids: list[Any], with_vectors: bool = False) -> dict[Any, Any]:
-        """These points, whole (payloads, and vectors if asked), by the engine's ids; a point
-        deleted since its id was read is missing."""
-        return {point.id: point for point in self.client.retrieve(ids, True, with_vectors)}
+    def by_id(
+        self, ids: list[Any], with_vectors: bool = False, with_payload: bool | list[str] = True
+    ) -> dict[Any, Any]:
+        """These points with their payloads (or these keys of them) and vectors if asked, by
+        the engine's ids; a point deleted since its id was read is missing."""
+        return {point.id: point for point in self.client.retrieve(ids, with_payload, with_vectors)}
 
     def points(self, batch_size: int = 512) -> Iterator[list[models.Record]]:
         """Every point with its vectors and payload, a page at a time (for migrations)."""

@@ -58,9 +58,9 @@ def _counted(
     nearest = _nearest(store, dense, edge_filter, max(depth, cap), 0, floor, False)
     if _hybrid(store, request.text):
         candidates = nearest[: max(depth, FUSION_CANDIDATES)]
-        page = _fused(store, dense, request.text, candidates, limit, offset, True)
+        page = _fused(store, dense, request.text, candidates, limit, offset, request.with_payload)
     else:
-        page = _with_payloads(store, nearest[offset:depth])
+        page = _with_payloads(store, nearest[offset:depth], request.with_payload)
     return page, min(len(nearest), cap)
 
 
@@ -75,7 +75,7 @@ def _fused(
     nearest: list[Any],
     limit: int,
     offset: int,
-    with_payload: bool,
+    with_payload: bool | list[str],
 ) -> list[models.ScoredPoint]:
     """The candidates ranked by meaning and keywords, fused by the engine (DBSF)."""
     cosines = {point.id: point.score for point in nearest}  # the engine's ids, not converted
@@ -113,11 +113,13 @@ def _fused(
     )
 
 
-def _with_payloads(store: EdgeCollection, nearest: list[Any]) -> list[models.ScoredPoint]:
+def _with_payloads(
+    store: EdgeCollection, nearest: list[Any], with_payload: bool | list[str]
+) -> list[models.ScoredPoint]:
     """These ids-only hits, in their order, with their payloads."""
     if not nearest:
         return []
-    records = store.by_id([point.id for point in nearest])
+    records = store.by_id([point.id for point in nearest], with_payload=with_payload)
     return [_scored(records[point.id], point.score) for point in nearest if point.id in records]
 
 
@@ -128,7 +130,7 @@ def _nearest(
     limit: int,
     offset: int,
     score_threshold: float | None,
-    with_payload: bool,
+    with_payload: bool | list[str],
 ) -> list[Any]:
     """The engine's dense nearest neighbours, as it returns them (ids, scores, payloads)."""
     return store.client.query(

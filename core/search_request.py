@@ -26,7 +26,9 @@ class SearchRequest(BaseModel):
     score_threshold: float | None = Field(
         default=None, description="Only points with at least this cosine are candidates."
     )
-    with_payload: bool = True
+    with_payload: bool | list[str] = Field(
+        default=True, description="Each hit's payload: all of it, none, or only these keys."
+    )
     embedder: EmbedderInfo | None = Field(
         default=None,
         description="The embedder `dense` comes from: a collection built with another is an "

@@ -38,6 +38,8 @@ class FilteredSearch:
 
     `offset` skips the best hits (pages); `min_score` keeps only hits whose cosine similarity
     is at least that (the engine's score threshold). Scores are cosine similarities.
+    `with_payload` names the payload keys the caller reads (default: the whole payload, which
+    holds LlamaIndex's copy of the node, often most of it).
     """
 
     def __init__(
@@ -49,6 +51,7 @@ class FilteredSearch:
         top_k: int = 10,
         offset: int = 0,
         min_score: float | None = None,
+        with_payload: bool | list[str] = True,
     ) -> None:
         self.backend = backend
         self.embedder = embedder
@@ -57,6 +60,7 @@ class FilteredSearch:
         self.top_k = top_k
         self.offset = offset
         self.min_score = min_score
+        self.with_payload = with_payload
         self.last: SearchResult | None = None  # the latest search's result
 
     def keyword_text(self, query: SearchQuery) -> str | None:
@@ -69,9 +73,7 @@ class FilteredSearch:
             query.embedding = self.embedder.embed_query(query.query_str)
         return query.embedding
 
-    def search(
-        self, query: SearchQuery, with_payload: bool = True, count_cap: int | None = None
-    ) -> SearchResult:
+    def search(self, query: SearchQuery, count_cap: int | None = None) -> SearchResult:
         """One engine operation: the page (none if the collection does not exist; an error if
         it was built with another embedder), and the candidates counted up to `count_cap`."""
         request = SearchRequest(
@@ -82,16 +84,16 @@ class FilteredSearch:
             limit=self.top_k,
             offset=self.offset,
             score_threshold=self.min_score,
-            with_payload=with_payload,
+            with_payload=self.with_payload,
             embedder=self.embedder.info,
             count_cap=count_cap,
         )
         self.last = self.backend.search(request)
         return self.last
 
-    def points(self, query: SearchQuery, with_payload: bool = True) -> list[models.ScoredPoint]:
+    def points(self, query: SearchQuery) -> list[models.ScoredPoint]:
         """The hits as the engine returns them (no nodes built): best first, cosine scores."""
-        return self.search(query, with_payload).hits
+        return self.search(query).hits
 
 
 class HybridSearch(FilteredSearch):

@@ -32,9 +32,10 @@ class SpoilerSafeSearch(FilteredSearch):
         user_pos: int,
         top_k: int = 20,
         collection: str = COLLECTION,
+        with_payload: bool | list[str] = True,
     ) -> None:
         flt = build_filter([BOOK_ID, READ_UP_TO], {"book_id": book_id, "user_pos": user_pos})
-        super().__init__(backend, embedder, collection, flt, top_k=top_k)
+        super().__init__(backend, embedder, collection, flt, top_k=top_k, with_payload=with_payload)
         self.book_id = book_id
         self.user_pos = user_pos
 

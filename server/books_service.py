@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from scoperag.core.contracts.books import DEFAULT_READER
+from scoperag.core.contracts.books import DEFAULT_READER, BookChunkPayload
 from scoperag.core.errors import InvalidParameterError, ScoperagError, as_json
 from scoperag.core.reading_state import ReadingState
 from scoperag.postprocessors.sentence_runs import deduplicated, spoiler_free
@@ -181,7 +181,12 @@ class BookService:
             )
         runtime = self.runtime
         search = SpoilerSafeSearch(
-            runtime.backend, runtime.embedder, params.book_id, saved.sid, top_k=params.top_k
+            runtime.backend,
+            runtime.embedder,
+            params.book_id,
+            saved.sid,
+            top_k=params.top_k,
+            with_payload=list(BookChunkPayload.model_fields),  # not LlamaIndex's copy of the node
         )
         try:
             hits = search.chunk_runs(params.query)

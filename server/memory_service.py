@@ -64,11 +64,12 @@ if TYPE_CHECKING:
     from qdrant_client.models import ScoredPoint
 
 _SCORES = {"score", "similarity"}
+_ROW_KEYS = [key for key in MemoryRow.model_fields if key not in _SCORES]  # a row's payload
 
 
 def _row(payload: dict[str, Any], hit: ScoredPoint | None = None) -> MemoryRow:
     """A memory as listed; a ranked hit adds its order score and its relevance."""
-    row = MemoryRow(**{key: payload[key] for key in MemoryRow.model_fields if key not in _SCORES})
+    row = MemoryRow(**{key: payload[key] for key in _ROW_KEYS})
     if hit is not None:
         similarity = round(relevance(hit.score), 4)
         row.similarity = similarity
@@ -170,7 +171,9 @@ class MemoryService:
     ) -> tuple[int, list[MemoryRow], list[str]]:
         """A page ranked by meaning and keywords above the floor, and notes on what it hid."""
         runtime = self.runtime
-        search = HybridSearch(runtime.backend, runtime.embedder, COLLECTION, flt, size, offset)
+        search = HybridSearch(
+            runtime.backend, runtime.embedder, COLLECTION, flt, size, offset, with_payload=_ROW_KEYS
+        )
         page = ranked_page(search, TextQuery(query), cosine_floor(min_similarity), MAX_RANKED)
         if not page.exists:
             return 0, [], [EMPTY_HINT]
