@@ -244,6 +244,15 @@ def test_an_index_one_process_makes_is_known_to_the_others_at_their_next_call(
         other.close()
 
 
+def _end(owner: subprocess.Popen, attached: Runtime | None) -> None:
+    """Resume and kill a stopped owner process, and close the runtime attached to it."""
+    os.kill(owner.pid, signal.SIGCONT)
+    if attached is not None:
+        attached.close()
+    owner.kill()
+    owner.wait()
+
+
 def _error(runtime: Runtime) -> Exception:
     try:
         runtime.backend.create_collection("shared", 3, {})
@@ -369,11 +378,7 @@ def test_a_stopped_owner_fails_calls_at_once_naming_it(data_dir: Path, embedder:
         os.kill(owner.pid, signal.SIGCONT)
         assert attached.backend.list_collections() == []
     finally:
-        os.kill(owner.pid, signal.SIGCONT)
-        if attached is not None:
-            attached.close()
-        owner.kill()
-        owner.wait()
+        _end(owner, attached)
 
 
 def test_an_attached_write_larger_than_any_message_limit_goes_through(
@@ -516,8 +521,4 @@ def test_an_attached_process_watches_the_owner_that_answers_not_the_record(
         with pytest.raises(OwnerStoppedError, match=f"pid {owner.pid}"):
             attached.backend.list_collections()
     finally:
-        os.kill(owner.pid, signal.SIGCONT)
-        if attached is not None:
-            attached.close()
-        owner.kill()
-        owner.wait()
+        _end(owner, attached)
