@@ -8,10 +8,10 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-import anyio
 import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
+from pdf_ingest_calls import documents, ingest_and_give_up
 from text_pdf import text_pdf
 
 from scoperag.server.app import build_server
@@ -34,11 +34,6 @@ def long_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
 async def _call(runtime: Runtime, tool: str, arguments: dict) -> dict:
     async with Client(build_server(runtime)) as client:
         return (await client.call_tool(tool, arguments)).structured_content
-
-
-async def _documents(runtime: Runtime) -> list[str]:
-    listing = await _call(runtime, "qdrant-list-documents", {})
-    return [doc["document_id"] for doc in listing["documents"]]
 
 
 async def test_a_pdf_over_the_byte_cap_is_refused_by_its_size(
@@ -66,7 +61,7 @@ async def test_a_pdf_over_the_page_cap_is_refused(
         "it has 6 pages, over the cap of 5 (SCOPERAG_MAX_PDF_PAGES)"
         in (result["files"][0]["error"])
     )
-    assert await _documents(runtime) == []
+    assert await documents(runtime) == []
 
 
 async def test_files_over_the_item_cap_are_refused_before_any_is_embedded(
@@ -107,7 +102,7 @@ async def test_a_call_past_its_deadline_stops_inside_a_file_and_writes_none_of_i
     )
     with pytest.raises(ToolError, match=r"stopped: the call's deadline of 2 s passed"):
         await _call(runtime, "qdrant-ingest-pdf", {"paths": [str(allowed / long_pdf.name)]})
-    assert await _documents(runtime) == []
+    assert await documents(runtime) == []
 
 
 async def test_a_cancelled_call_stops_inside_a_file_and_writes_none_of_it(
@@ -116,18 +111,9 @@ async def test_a_cancelled_call_stops_inside_a_file_and_writes_none_of_it(
     """Regression: a long PDF kept two cores busy for 150 s after its client cancelled, then
     was committed."""
     runtime = make_runtime(profiles=["pdf"], allowed_dirs=[long_pdf.parent])
-    async with Client(build_server(runtime)) as client, anyio.create_task_group() as group:
-
-        async def cancel(progress: float, total: float | None, message: str | None) -> None:
-            group.cancel_scope.cancel()  # the client gives up as the file starts
-
-        async def call() -> None:
-            arguments = {"paths": [str(long_pdf)]}
-            await client.call_tool("qdrant-ingest-pdf", arguments, progress_handler=cancel)
-
-        group.start_soon(call)
+    await ingest_and_give_up(runtime, long_pdf)  # as the file starts
     # The next call waits for the cancelled one to wind down (calls are serialised).
-    assert await _documents(runtime) == []
+    assert await documents(runtime) == []
 
 
 async def test_a_call_over_many_bad_files_lists_the_first_hundred(

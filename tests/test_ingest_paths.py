@@ -13,6 +13,7 @@ import anyio
 import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
+from pdf_ingest_calls import documents, ingest_and_give_up
 
 from scoperag.core.errors import ScoperagError
 from scoperag.core.ingest_limits import IngestLimits, ingest_limits
@@ -39,12 +40,6 @@ async def _ingest(runtime: Runtime, paths: list[str]) -> dict:
     return result.structured_content
 
 
-async def _documents(runtime: Runtime) -> list[str]:
-    async with Client(build_server(runtime)) as client:
-        listing = await client.call_tool("qdrant-list-documents", {})
-    return [doc["document_id"] for doc in listing.structured_content["documents"]]
-
-
 async def test_a_symlink_out_of_the_allowed_folder_is_refused(
     make_runtime: Callable[..., Runtime], allowed: Path
 ) -> None:
@@ -53,7 +48,7 @@ async def test_a_symlink_out_of_the_allowed_folder_is_refused(
     runtime = make_runtime(profiles=["pdf"], allowed_dirs=[allowed])
     with pytest.raises(ToolError, match=r"passwd\.pdf.*resolves to /etc/passwd"):
         await _ingest(runtime, [str(allowed)])
-    assert await _documents(runtime) == []
+    assert await documents(runtime) == []
 
 
 async def test_fifos_are_skipped_unopened_and_duplicates_collapse(
@@ -87,7 +82,7 @@ async def test_a_call_past_its_deadline_stops_and_says_so(
     runtime = make_runtime(profiles=["pdf"], allowed_dirs=[allowed], ingest_deadline_seconds=1e-6)
     with pytest.raises(ToolError, match=r"stopped: .*SCOPERAG_INGEST_DEADLINE_SECONDS"):
         await _ingest(runtime, [str(allowed)])
-    assert await _documents(runtime) == []
+    assert await documents(runtime) == []
 
 
 async def test_an_abandoned_call_stops_before_its_next_file(
@@ -96,19 +91,9 @@ async def test_an_abandoned_call_stops_before_its_next_file(
     for n in range(7):
         shutil.copy(allowed / PDF, allowed / f"copy-{n}.pdf")
     runtime = make_runtime(profiles=["pdf"], allowed_dirs=[allowed])
-    server = build_server(runtime)
-    async with Client(server) as client, anyio.create_task_group() as group:
-
-        async def abandon(progress: float, total: float | None, message: str | None) -> None:
-            group.cancel_scope.cancel()  # the client gives up at the first file
-
-        async def call() -> None:
-            arguments = {"paths": [str(allowed)]}
-            await client.call_tool("qdrant-ingest-pdf", arguments, progress_handler=abandon)
-
-        group.start_soon(call)
+    await ingest_and_give_up(runtime, allowed)  # at the first file
     # The next call waits for the abandoned one to wind down (calls are serialised).
-    assert len(await _documents(runtime)) <= 2
+    assert len(await documents(runtime)) <= 2
 
 
 def _swap_for_link(folder: Path, target: Path) -> None:
