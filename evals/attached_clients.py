@@ -31,9 +31,9 @@ from typing import Any
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from scoperag.core.settings import Settings
-from scoperag.server.demo import SAMPLES
-from scoperag.server.status_cli import store_status
+from scoperag.core.config.settings import Settings
+from scoperag.server.cli.demo import SAMPLES
+from scoperag.server.cli.status import store_status
 
 PROFILES = "pdf,books,memory"
 WORDS = "page label tree manual number ball letter sister estate rain walk music".split()  # noqa: SIM905

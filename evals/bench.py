@@ -103,7 +103,7 @@ def worker(size: int, backend: str, options: dict[str, Any]) -> dict:
     from bench_scenarios import scenarios
     from bench_timing import ClientChecksClock, Clock, HandlerClock, TimedEmbedder
 
-    from scoperag.core.settings import Settings
+    from scoperag.core.config.settings import Settings
 
     warnings.simplefilter("ignore")
     queries, profiles = options["queries"], options["profiles"]

@@ -146,8 +146,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size", type=int, default=100_000)
     args = parser.parse_args()
-    from scoperag.core.embeddings import Embedder
-    from scoperag.core.settings import Settings
+    from scoperag.core.config.settings import Settings
+    from scoperag.core.embedding.embedders import Embedder
 
     texts = [p.text for p in passages(args.size)]
     print(f"{len(texts)} passages, mean {np.mean([len(t) for t in texts]):.0f} chars", flush=True)

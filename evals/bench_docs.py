@@ -89,11 +89,11 @@ async def _searches(runtime: Any, queries: int) -> None:
     import httpx
     from fastmcp import Client
 
-    from scoperag.core.docs_filters import DocsSearchRequest
-    from scoperag.server.app import build_server
-    from scoperag.server.docs_service import DocsService
-    from scoperag.server.docs_tools import SEARCH_PATH
-    from scoperag.server.http_app import build_http_app
+    from scoperag.server.http.app import build_http_app
+    from scoperag.server.mcp.app import build_server
+    from scoperag.server.profiles.docs.filters import DocsSearchRequest
+    from scoperag.server.profiles.docs.service import DocsService
+    from scoperag.server.profiles.docs.tools import SEARCH_PATH
 
     tools = DocsService(runtime)
     tools.search(DocsSearchRequest(query="warm up"))
@@ -131,7 +131,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=40, help="Timed queries per filter mix.")
     args = parser.parse_args()
 
-    from scoperag.core.settings import Settings
+    from scoperag.core.config.settings import Settings
     from scoperag.pipelines.docs import ingest_docs_jsonl
     from scoperag.server.runtime import Runtime
 

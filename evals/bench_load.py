@@ -10,7 +10,7 @@ from typing import Any
 
 
 def settings_for(data_dir: Path, backend: str, profile: str) -> Any:
-    from scoperag.core.settings import Settings
+    from scoperag.core.config.settings import Settings
 
     if backend == "server":
         return Settings(
@@ -47,7 +47,7 @@ def bulk_load(
     runtime: Any, scenario: Any, fields: list[Any], corpus: list[Any], vectors: Any
 ) -> float:
     """Write the corpus with its cached vectors; returns nodes per second."""
-    from scoperag.core.collections import prepare_for_writing
+    from scoperag.core.engine.collections import prepare_for_writing
 
     backend = runtime.backend
     prepare_for_writing(backend, runtime.embedder, scenario.collection, fields)

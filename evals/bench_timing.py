@@ -22,9 +22,9 @@ from typing import Any
 
 from qdrant_client import models
 
-from scoperag.core.backend import VectorBackend
-from scoperag.core.embeddings import Embedder
-from scoperag.core.vector_names import DENSE_VECTOR
+from scoperag.core.embedding.embedders import Embedder
+from scoperag.core.engine.backend import VectorBackend
+from scoperag.core.engine.vector_names import DENSE_VECTOR
 
 PARTS = ("embedding", "engine", "glue", "mcp")  # where a call's time goes
 # part of "mcp": the client checking each result against the output schema (`ClientChecksClock`)
@@ -118,7 +118,7 @@ class HandlerClock:
     """Adds the seconds each tool handler runs (in its worker thread) to `clock.handler`."""
 
     def __init__(self, clock: Clock) -> None:
-        from scoperag.server import tooling
+        from scoperag.server.mcp import tooling
 
         run_in_thread = tooling.in_thread
 
@@ -162,7 +162,7 @@ def raw_query(
     if backend.name == "edge":
         import qdrant_edge as edge
 
-        from scoperag.core.edge_filters import to_edge_filter
+        from scoperag.core.engine.edge.conversion import to_edge_filter
 
         store = backend.edge_collection(collection)
         edge_filter = to_edge_filter(flt)
@@ -192,7 +192,7 @@ def edge_top_ids(
     """Top-k ids on Edge with explicit search params (None: the engine's defaults)."""
     import qdrant_edge as edge
 
-    from scoperag.core.edge_filters import to_edge_filter
+    from scoperag.core.engine.edge.conversion import to_edge_filter
 
     points = backend.edge_collection(collection).client.query(
         edge.QueryRequest(
@@ -239,7 +239,7 @@ async def measure_calls(
     """Each of the scenario's calls through MCP (in-memory client): p50/p95 of every part."""
     from fastmcp import Client
 
-    from scoperag.server.app import build_server
+    from scoperag.server.mcp.app import build_server
 
     runtime.embedder.clock = clock
     runtime.__dict__["backend"] = TimedBackend(real, clock)

@@ -22,10 +22,10 @@ from pathlib import Path
 
 from qdrant_client import models
 
-from scoperag.core.generations import GENERATION_KEY
-from scoperag.core.settings import Settings
-from scoperag.server.demo import SAMPLES
-from scoperag.server.pdf_service import ingest_paths
+from scoperag.core.config.settings import Settings
+from scoperag.core.engine.generations import GENERATION_KEY
+from scoperag.server.cli.demo import SAMPLES
+from scoperag.server.profiles.pdf.service import ingest_paths
 from scoperag.server.runtime import Runtime
 
 PDFS = [*sorted(SAMPLES.glob("*.pdf")), *sorted(Path("/work/shared/data/pdf").glob("c*.pdf"))]

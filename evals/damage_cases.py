@@ -10,8 +10,8 @@ from pathlib import Path
 
 from qdrant_client import models
 
-from scoperag.core.edge_backend import EdgeBackend
-from scoperag.core.vector_names import DENSE_VECTOR
+from scoperag.core.engine.edge.backend import EdgeBackend
+from scoperag.core.engine.vector_names import DENSE_VECTOR
 
 DIMENSION = 8
 QUERY = [1.0] * DIMENSION

@@ -36,10 +36,10 @@ os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
 from fastmcp import Client  # noqa: E402
 
+from scoperag.core.config.settings import Settings  # noqa: E402
 from scoperag.core.contracts.dnd import COLLECTION  # noqa: E402
-from scoperag.core.settings import Settings  # noqa: E402
-from scoperag.server.app import build_server  # noqa: E402
-from scoperag.server.dnd_service import ingest_paths  # noqa: E402
+from scoperag.server.mcp.app import build_server  # noqa: E402
+from scoperag.server.profiles.dnd.service import ingest_paths  # noqa: E402
 from scoperag.server.runtime import Runtime  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]

@@ -87,7 +87,7 @@ def make_dataset(seed: int = 14) -> list[dict[str, str]]:
 async def run(runtime: Any, queries: list[dict[str, str]]) -> None:
     from fastmcp import Client
 
-    from scoperag.server.app import build_server
+    from scoperag.server.mcp.app import build_server
 
     right: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     by_slip: dict[str, list[int]] = defaultdict(lambda: [0, 0])
@@ -125,8 +125,8 @@ def main() -> None:
         print(f"wrote {len(queries)} queries to {DATASET}")
         return
 
+    from scoperag.core.config.settings import Settings
     from scoperag.core.contracts.dnd import COLLECTION
-    from scoperag.core.settings import Settings
     from scoperag.server.runtime import Runtime
 
     store = args.store or Path(tempfile.mkdtemp(prefix="dnd-names-"))

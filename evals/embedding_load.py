@@ -1,8 +1,8 @@
 """Query-embedding latency on 1 and 2 threads, on its own and while another process keeps
 one core busy (p95 <= 2x p50 under load).
 
-Loads scoperag's query encoder (onnxruntime, `core/onnx_encoder.py`) once per thread count and,
-in alternating rounds (so machine noise hits every setting alike), embeds single queries with
+Loads scoperag's query encoder (onnxruntime, `core/embedding/onnx_encoder.py`) once per thread count
+and, in alternating rounds (so machine noise hits every setting alike), embeds single queries with
 each, first as the machine is ("no burner"), then with a CPU-burning subprocess running
 ("+ burner"). Prints p50/p95 (ms) and p95/p50 per setting. `--reference` adds
 sentence-transformers' `encode` (torch, on the same thread count).
@@ -21,10 +21,10 @@ import sys
 import time
 from collections.abc import Callable
 
-from scoperag.core.bert_folder import BertFolder
-from scoperag.core.embeddings import model_folder
-from scoperag.core.onnx_encoder import OnnxEncoder
-from scoperag.core.settings import Settings
+from scoperag.core.config.settings import Settings
+from scoperag.core.embedding.bert_folder import BertFolder
+from scoperag.core.embedding.embedders import model_folder
+from scoperag.core.embedding.onnx_encoder import OnnxEncoder
 
 QUERIES = [
     "Why do I get database locked errors?",

@@ -34,9 +34,9 @@ from fastmcp.client.transports import StreamableHttpTransport
 from fastmcp.exceptions import ToolError
 from qdrant_client import models
 
+from scoperag.core.config.settings import Settings
 from scoperag.core.contracts.memory import COLLECTION as MEMORIES
-from scoperag.core.disk_space import MIB, MIN_FREE_ENV, free_bytes
-from scoperag.core.settings import Settings
+from scoperag.core.engine.disk_space import MIB, MIN_FREE_ENV, free_bytes
 from scoperag.server.runtime import Runtime
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -176,8 +176,8 @@ def opening_at_29_mib(disk: Path, data_dir: Path) -> None:
 
 READ_BOTH = """
 import json, sys
-from scoperag.core.edge_backend import EdgeBackend
-from scoperag.core.search_request import SearchRequest
+from scoperag.core.engine.edge.backend import EdgeBackend
+from scoperag.core.engine.search_request import SearchRequest
 backend, out = EdgeBackend.open(__import__("pathlib").Path(sys.argv[1])), {}
 for name in ("damaged", "intact"):
     try:

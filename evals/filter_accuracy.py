@@ -20,11 +20,11 @@ from pathlib import Path
 
 from fastmcp import Client
 
-from scoperag.core.settings import Settings
+from scoperag.core.config.settings import Settings
 from scoperag.pipelines.pdf import read_pdf
-from scoperag.server.app import build_server
-from scoperag.server.demo import SAMPLES
-from scoperag.server.pdf_service import ingest_paths
+from scoperag.server.cli.demo import SAMPLES
+from scoperag.server.mcp.app import build_server
+from scoperag.server.profiles.pdf.service import ingest_paths
 from scoperag.server.runtime import Runtime
 
 FILTERS = ("document_id", "physical_page_index", "page_label")

@@ -32,8 +32,8 @@ from fastmcp import Client  # noqa: E402
 from fastmcp.server.middleware import Middleware  # noqa: E402
 from text_pdf import text_pdf  # noqa: E402
 
-from scoperag.core.settings import Settings  # noqa: E402
-from scoperag.server.app import build_server  # noqa: E402
+from scoperag.core.config.settings import Settings  # noqa: E402
+from scoperag.server.mcp.app import build_server  # noqa: E402
 from scoperag.server.runtime import Runtime  # noqa: E402
 
 

@@ -28,8 +28,8 @@ from typing import Any
 
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
-from scoperag.core.settings import Settings  # noqa: E402
-from scoperag.server.demo import SAMPLES  # noqa: E402
+from scoperag.core.config.settings import Settings  # noqa: E402
+from scoperag.server.cli.demo import SAMPLES  # noqa: E402
 from scoperag.server.profiles import declaration  # noqa: E402
 
 PROFILES = ["pdf", "books", "memory", "dnd", "docs"]
@@ -98,7 +98,7 @@ async def _timed(client: Any, tool: str, arguments: dict[str, Any]) -> tuple[flo
 async def sweep(settings: Settings, calls: int) -> None:
     from fastmcp import Client
 
-    from scoperag.server.app import build_server
+    from scoperag.server.mcp.app import build_server
     from scoperag.server.runtime import Runtime
 
     logging.getLogger("fastmcp").setLevel(logging.CRITICAL)  # refusals are printed below

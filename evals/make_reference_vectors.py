@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scoperag.core.packaged_model import packaged_model_folder
+from scoperag.core.embedding.packaged_model import packaged_model_folder
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "minilm_reference_vectors.json"
 

@@ -47,7 +47,7 @@ def serve_fastmcp() -> None:
     """The do-nothing tool on FastMCP, over stdio as `scoperag serve` runs it."""
     from fastmcp import FastMCP
 
-    from scoperag.server.terminal import serve_stdio
+    from scoperag.server.cli.terminal import serve_stdio
 
     server = FastMCP("mcp-floor")
 

@@ -45,8 +45,8 @@ from bench_corpus import cached_vectors, passages  # noqa: E402
 from bench_timing import ClientChecksClock, Clock, HandlerClock, TimedEmbedder  # noqa: E402
 from call_breakdown import CountedBackend  # noqa: E402
 
+from scoperag.core.config.settings import Settings  # noqa: E402
 from scoperag.core.contracts.memory import MemoryPayload  # noqa: E402
-from scoperag.core.settings import Settings  # noqa: E402
 from scoperag.pipelines.memories import make_memory, store_memories  # noqa: E402
 
 TYPES = {"note": 40, "learning": 20, "decision": 15, "bug-fix": 12, "configuration": 8}
@@ -230,7 +230,7 @@ def main() -> None:
     args = parser.parse_args()
     size = args.size or (100_000 if args.large else 10_000)
 
-    from scoperag.server.app import build_server
+    from scoperag.server.mcp.app import build_server
     from scoperag.server.runtime import Runtime
 
     corpus = passages(size)

@@ -88,9 +88,9 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="one line per question")
     args = parser.parse_args()
 
-    from scoperag.core.settings import Settings
+    from scoperag.core.config.settings import Settings
     from scoperag.pipelines.memories import import_memories
-    from scoperag.server.app import build_server
+    from scoperag.server.mcp.app import build_server
     from scoperag.server.runtime import Runtime
 
     data = json.loads(DATASET.read_text(encoding="utf-8"))

@@ -31,8 +31,8 @@ from fastmcp import Client  # noqa: E402
 from fastmcp.client.transports import StdioTransport  # noqa: E402
 from qdrant_client import models  # noqa: E402
 
+from scoperag.core.config.settings import Settings  # noqa: E402
 from scoperag.core.contracts.memory import COLLECTION, ORDER_KEY, TIME_KEY  # noqa: E402
-from scoperag.core.settings import Settings  # noqa: E402
 from scoperag.pipelines.memory_order import SLOT_BITS, order_base  # noqa: E402
 from scoperag.server.runtime import Runtime  # noqa: E402
 

@@ -87,7 +87,7 @@ async def run(runtime: Any, questions: list[dict[str, Any]]) -> None:
     from fastmcp import Client
 
     from scoperag.retrievers.searches import HybridSearch
-    from scoperag.server.app import build_server
+    from scoperag.server.mcp.app import build_server
 
     hits: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     latency: dict[str, list[float]] = defaultdict(list)
@@ -140,8 +140,8 @@ def main() -> None:
 
     from bench_timing import TimedEmbedder  # every question embedded in both modes
 
-    from scoperag.core.settings import Settings
-    from scoperag.server.pdf_service import ingest_paths
+    from scoperag.core.config.settings import Settings
+    from scoperag.server.profiles.pdf.service import ingest_paths
     from scoperag.server.runtime import Runtime
 
     store = args.store or Path(tempfile.mkdtemp(prefix="pdf-pages-"))

@@ -48,8 +48,8 @@ from peer_sides import (  # noqa: E402
     scoperag_store,
 )
 
-from scoperag.core.embeddings import Embedder  # noqa: E402
-from scoperag.core.settings import Settings  # noqa: E402
+from scoperag.core.config.settings import Settings  # noqa: E402
+from scoperag.core.embedding.embedders import Embedder  # noqa: E402
 
 SEMANTIC = "semantic, full page"
 # name -> (peer tool, peer arguments, scoperag `search` arguments); "{q}" is a fresh text per call.

@@ -31,8 +31,8 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from memory_bench import CachedEmbedder
 
+from scoperag.core.config.settings import Settings
 from scoperag.core.contracts.memory import MemoryPayload
-from scoperag.core.settings import Settings
 from scoperag.pipelines.memories import store_memories
 
 EVALS = Path(__file__).resolve().parent
@@ -164,7 +164,7 @@ async def open_sides(
 ) -> tuple[list[Side], CachedEmbedder]:
     """The peer over stdio, scoperag over stdio, scoperag in memory, and last the MCP floor:
     a tool that does nothing, over stdio (`mcp_floor_server.py`); all connected."""
-    from scoperag.server.app import build_server
+    from scoperag.server.mcp.app import build_server
     from scoperag.server.runtime import Runtime
 
     log = open(peer_db.parent / "servers.log", "a")  # noqa: SIM115 - closed with the stack

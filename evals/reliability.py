@@ -30,9 +30,9 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 from qdrant_client import models
 
+from scoperag.core.config.settings import Settings
 from scoperag.core.contracts.memory import COLLECTION as MEMORIES
-from scoperag.core.embeddings import Embedder
-from scoperag.core.settings import Settings
+from scoperag.core.embedding.embedders import Embedder
 from scoperag.server.runtime import Runtime
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -19,10 +19,10 @@ from pathlib import Path
 
 from qdrant_client import models
 
+from scoperag.core.config.settings import Settings
 from scoperag.core.contracts.books import COLLECTION
-from scoperag.core.embeddings import Embedder
-from scoperag.core.generations import GENERATION_KEY, REGISTRY_KEY
-from scoperag.core.settings import Settings
+from scoperag.core.embedding.embedders import Embedder
+from scoperag.core.engine.generations import GENERATION_KEY, REGISTRY_KEY
 from scoperag.retrievers.book_lookup import BookLookup
 from scoperag.retrievers.filtered import FilteredRetriever
 from scoperag.server.runtime import Runtime

@@ -30,13 +30,13 @@ os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
 from fastmcp import Client  # noqa: E402
 
+from scoperag.core.config.settings import Settings  # noqa: E402
 from scoperag.core.contracts.books import BOOK_ID, COLLECTION  # noqa: E402
-from scoperag.core.filterable_fields import build_filter  # noqa: E402
-from scoperag.core.settings import Settings  # noqa: E402
+from scoperag.core.filters.fields import build_filter  # noqa: E402
 from scoperag.pipelines.book import Book, ingest_book, read_book  # noqa: E402
 from scoperag.retrievers.book_lookup import BookLookup  # noqa: E402
 from scoperag.retrievers.filtered import FilteredRetriever  # noqa: E402
-from scoperag.server.app import build_server  # noqa: E402
+from scoperag.server.mcp.app import build_server  # noqa: E402
 from scoperag.server.runtime import Runtime  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]

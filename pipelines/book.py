@@ -13,10 +13,10 @@ from llama_index.core.node_parser import NodeParser
 from llama_index.core.schema import BaseNode, NodeRelationship, RelatedNodeInfo, TextNode
 from pydantic import BaseModel, Field
 
-from scoperag.core.backend import VectorBackend
+from scoperag.core.config.ingest_limits import checkpoint
 from scoperag.core.contracts.books import BOOK_INDEXES, COLLECTION, BookChunkPayload
-from scoperag.core.embeddings import Embedder
-from scoperag.core.ingest_limits import checkpoint
+from scoperag.core.embedding.embedders import Embedder
+from scoperag.core.engine.backend import VectorBackend
 from scoperag.pipelines.chapters import split_chapters
 from scoperag.pipelines.gutenberg import BookRejectedError, read_text, strip_gutenberg
 from scoperag.pipelines.point_ids import stable_id

@@ -25,13 +25,13 @@ from llama_index.core.schema import (
 from pydantic import ConfigDict, Field, ValidationError
 from qdrant_client import models
 
-from scoperag.core.backend import VectorBackend
+from scoperag.core.config.ingest_limits import check_count, first_problems, open_source
+from scoperag.core.config.open_beneath import SourceRefusedError
 from scoperag.core.contracts.dnd import COLLECTION, DND_INDEXES, DndItemPayload, name_order
 from scoperag.core.contracts.dnd import parse_challenge_rating as challenge_rating
-from scoperag.core.embeddings import Embedder
-from scoperag.core.generations import SOURCE_KEY
-from scoperag.core.ingest_limits import check_count, first_problems, open_source
-from scoperag.core.open_beneath import SourceRefusedError
+from scoperag.core.embedding.embedders import Embedder
+from scoperag.core.engine.backend import VectorBackend
+from scoperag.core.engine.generations import SOURCE_KEY
 from scoperag.pipelines.dnd_entries import KIND_SPECS, entry_text
 from scoperag.pipelines.dnd_folders import (
     DOCUMENT_FILE,

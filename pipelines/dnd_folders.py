@@ -6,8 +6,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from scoperag.core.ingest_limits import open_source
-from scoperag.core.open_beneath import SourceRefusedError
+from scoperag.core.config.ingest_limits import open_source
+from scoperag.core.config.open_beneath import SourceRefusedError
 
 DOCUMENT_FILE = "Document.json"
 

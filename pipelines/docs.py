@@ -12,12 +12,12 @@ from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.schema import BaseNode, TransformComponent
 from pydantic import BaseModel, Field, ValidationError
 
-from scoperag.core.backend import VectorBackend
+from scoperag.core.config.ingest_limits import check_count, first_problems, open_source
+from scoperag.core.config.open_beneath import SourceRefusedError
 from scoperag.core.contracts.docs import COLLECTION, DOCS_FILTERS, DocSource, NonEmpty
-from scoperag.core.embeddings import Embedder
+from scoperag.core.embedding.embedders import Embedder
+from scoperag.core.engine.backend import VectorBackend
 from scoperag.core.errors import ScoperagError
-from scoperag.core.ingest_limits import check_count, first_problems, open_source
-from scoperag.core.open_beneath import SourceRefusedError
 from scoperag.pipelines.point_ids import stable_id
 from scoperag.pipelines.store import EmbedNodes, replace_sources
 

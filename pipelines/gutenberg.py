@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from scoperag.core.ingest_limits import open_source
-from scoperag.core.open_beneath import SourceRefusedError
+from scoperag.core.config.ingest_limits import open_source
+from scoperag.core.config.open_beneath import SourceRefusedError
 
 _START = re.compile(r"^\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M | re.I)
 _END = re.compile(r"^\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M | re.I)

@@ -15,9 +15,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 from qdrant_client import models
 
-from scoperag.core.backend import VectorBackend
-from scoperag.core.bm25 import document_vector
-from scoperag.core.collections import prepare_for_writing
+from scoperag.core.config.ingest_limits import check_count, checkpoint, first_problems, open_source
+from scoperag.core.config.open_beneath import SourceRefusedError
+from scoperag.core.config.settings import Settings
 from scoperag.core.contracts.memory import (
     COLLECTION,
     DEFAULT_MEMORY_TYPE,
@@ -28,12 +28,12 @@ from scoperag.core.contracts.memory import (
     parse_moment,
     rfc3339,
 )
-from scoperag.core.embeddings import Embedder
+from scoperag.core.embedding.bm25 import document_vector
+from scoperag.core.embedding.embedders import Embedder
+from scoperag.core.engine.backend import VectorBackend
+from scoperag.core.engine.collections import prepare_for_writing
+from scoperag.core.engine.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.core.errors import InvalidParameterError, ScoperagError
-from scoperag.core.ingest_limits import check_count, checkpoint, first_problems, open_source
-from scoperag.core.open_beneath import SourceRefusedError
-from scoperag.core.settings import Settings
-from scoperag.core.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.pipelines.memory_order import assign_order, writers_take_turns
 from scoperag.pipelines.point_ids import stable_id
 

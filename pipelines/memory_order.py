@@ -22,8 +22,8 @@ from pathlib import Path
 
 from qdrant_client import models
 
-from scoperag.core.backend import VectorBackend
 from scoperag.core.contracts.memory import COLLECTION, ORDER_KEY, TIME_KEY, MemoryPayload
+from scoperag.core.engine.backend import VectorBackend
 from scoperag.core.errors import ScoperagError
 
 SLOT_BITS = 15

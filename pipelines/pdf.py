@@ -13,12 +13,12 @@ from llama_index.core.schema import BaseNode, NodeRelationship, RelatedNodeInfo
 from pypdf import PdfReader
 from pypdf.errors import PdfReadError, PyPdfError
 
-from scoperag.core.backend import VectorBackend
+from scoperag.core.config.ingest_limits import check_count, checkpoint, open_source
+from scoperag.core.config.open_beneath import SourceRefusedError
 from scoperag.core.contracts.pdf import PDF_INDEXES, PdfPagePayload
-from scoperag.core.embeddings import Embedder
-from scoperag.core.filterable_fields import FilterableField
-from scoperag.core.ingest_limits import check_count, checkpoint, open_source
-from scoperag.core.open_beneath import SourceRefusedError
+from scoperag.core.embedding.embedders import Embedder
+from scoperag.core.engine.backend import VectorBackend
+from scoperag.core.filters.fields import FilterableField
 from scoperag.pipelines.page_labels import page_labels
 from scoperag.pipelines.point_ids import stable_id
 from scoperag.pipelines.store import EmbedNodes, replace_source

@@ -13,12 +13,12 @@ from llama_index.core.schema import (
 )
 from pydantic import ConfigDict, Field
 
-from scoperag.core.backend import VectorBackend
-from scoperag.core.collections import prepare_for_writing
-from scoperag.core.embeddings import Embedder
-from scoperag.core.filterable_fields import FieldType, FilterableField
-from scoperag.core.generations import GENERATION_KEY, SOURCE_KEY
-from scoperag.core.ingest_limits import checkpoint
+from scoperag.core.config.ingest_limits import checkpoint
+from scoperag.core.embedding.embedders import Embedder
+from scoperag.core.engine.backend import VectorBackend
+from scoperag.core.engine.collections import prepare_for_writing
+from scoperag.core.engine.generations import GENERATION_KEY, SOURCE_KEY
+from scoperag.core.filters.fields import FieldType, FilterableField
 from scoperag.pipelines.point_ids import stable_id
 
 Progress = Callable[[int, int], None]
@@ -97,7 +97,7 @@ def replace_sources(
 ) -> int:
     """Write the sources' new nodes as one new generation, then retire their other points
     (but `keep_ids`). Readers see the old version or the new one, never a mix; a failure or a
-    kill at any moment leaves the old version in place (`core.generations`)."""
+    kill at any moment leaves the old version in place (`core.engine.generations`)."""
     prepare_for_writing(backend, embedder, collection, [*fields, *REPLACEMENT_INDEXES])
     with backend.generations.replacing(collection, sources, keep_ids) as generation:
         if nodes:

@@ -14,7 +14,6 @@ from pydantic import BaseModel
 from qdrant_client import models
 from rapidfuzz import fuzz
 
-from scoperag.core.backend import VectorBackend
 from scoperag.core.contracts.books import (
     BOOK_ID,
     CHAPTER,
@@ -23,8 +22,9 @@ from scoperag.core.contracts.books import (
     READ_UP_TO,
     BookSummary,
 )
-from scoperag.core.embeddings import Embedder
-from scoperag.core.filterable_fields import FilterableField, build_filter
+from scoperag.core.embedding.embedders import Embedder
+from scoperag.core.engine.backend import VectorBackend
+from scoperag.core.filters.fields import FilterableField, build_filter
 from scoperag.retrievers.searches import FilteredSearch, TextQuery
 
 _MAX_BOOKS = 10_000

@@ -26,8 +26,8 @@ from qdrant_client import models
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
-from scoperag.core.backend import VectorBackend
-from scoperag.core.filterable_fields import narrowed
+from scoperag.core.engine.backend import VectorBackend
+from scoperag.core.filters.fields import narrowed
 
 MatchKind = Literal["exact", "partial", "fuzzy"]
 FUZZY_CUTOFF = 80.0  # `similarity` * 100: "fireboll" ~ "Fireball" scores 88

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from qdrant_client import models
 
-from scoperag.core.search_request import SearchRequest
+from scoperag.core.engine.search_request import SearchRequest
 from scoperag.retrievers.searches import FilteredSearch, SearchQuery
 
 

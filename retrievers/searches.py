@@ -13,9 +13,9 @@ from typing import Protocol
 
 from qdrant_client import models
 
-from scoperag.core.backend import KEYWORD_HINT, VectorBackend
-from scoperag.core.embeddings import Embedder
-from scoperag.core.search_request import SearchRequest, SearchResult
+from scoperag.core.embedding.embedders import Embedder
+from scoperag.core.engine.backend import KEYWORD_HINT, VectorBackend
+from scoperag.core.engine.search_request import SearchRequest, SearchResult
 
 
 class SearchQuery(Protocol):

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from qdrant_client import models
 
-from scoperag.core.backend import VectorBackend
 from scoperag.core.contracts.books import BOOK_ID, COLLECTION, READ_UP_TO
-from scoperag.core.embeddings import Embedder
-from scoperag.core.filterable_fields import build_filter
+from scoperag.core.embedding.embedders import Embedder
+from scoperag.core.engine.backend import VectorBackend
+from scoperag.core.filters.fields import build_filter
 from scoperag.postprocessors.sentence_runs import SentenceRun, chunk_run
 from scoperag.retrievers.searches import FilteredSearch, TextQuery
 

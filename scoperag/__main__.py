@@ -1,5 +1,5 @@
 """`python -m scoperag`: the same command line as the `scoperag` script."""
 
-from scoperag.server.cli import main
+from scoperag.server.cli.main import main
 
 main()

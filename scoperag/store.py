@@ -7,11 +7,11 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scoperag.core.settings import PROFILES
+from scoperag.core.config.settings import PROFILES
 
 if TYPE_CHECKING:
-    from scoperag.core.embeddings import Embedder
-    from scoperag.core.settings import Settings
+    from scoperag.core.config.settings import Settings
+    from scoperag.core.embedding.embedders import Embedder
     from scoperag.evaluation import EvalReport
     from scoperag.profile_handle import Profile
     from scoperag.server.data_admin import DeleteReport, StoreListing
@@ -37,8 +37,8 @@ class Store:
         embedder: Embedder | None = None,
         **options: Any,
     ) -> None:
-        from scoperag.core.settings import Settings
-        from scoperag.server.app import build_server
+        from scoperag.core.config.settings import Settings
+        from scoperag.server.mcp.app import build_server
         from scoperag.server.runtime import Runtime
         from scoperag.tool_session import ToolSession
 
@@ -127,7 +127,7 @@ def open(data_dir: str | os.PathLike[str] | None = None, **options: Any) -> Stor
 def sample(profile: str) -> Path:
     """The bundled sample of a profile (for pdf: the folder of sample PDFs), to try it on."""
     from scoperag.core.errors import InvalidParameterError
-    from scoperag.server.demo import SAMPLES
+    from scoperag.server.cli.demo import SAMPLES
     from scoperag.server.profiles import declaration
 
     if profile not in PROFILES:

@@ -68,7 +68,7 @@ def check_arguments(tool: Tool, arguments: dict[str, Any]) -> None:
     a parameters model; the others check theirs when called)."""
     from pydantic import ValidationError
 
-    from scoperag.server.tooling import describe_validation_error
+    from scoperag.server.mcp.tooling import describe_validation_error
 
     model = getattr(tool, "params_model", None)
     if not (isinstance(model, type) and issubclass(model, BaseModel)):

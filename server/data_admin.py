@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
+from scoperag.core.config.settings import Settings
 from scoperag.core.errors import InvalidParameterError, ScoperagError, as_json
-from scoperag.core.settings import Settings
 from scoperag.server.profiles import declaration, declarations, resolve_profile
 from scoperag.server.profiles.declaration import Profile
 
 if TYPE_CHECKING:  # the pdf profile imports this module when it lists its tools: keep it light
     from qdrant_client import models
 
-    from scoperag.core.backend import VectorBackend
+    from scoperag.core.engine.backend import VectorBackend
 
 _ALL = 100_000  # facet limit meaning "every value"
 _SHOWN = 20  # ids named in an error about an unknown one
@@ -126,7 +126,7 @@ def describe_profile(
     collection = declared.collection(settings)
     if not backend.collection_exists(collection):
         return ProfileData(profile=profile, collection=collection, exists=False)
-    from scoperag.core.collection_embedder import stored_embedder
+    from scoperag.core.engine.collection_embedder import stored_embedder
 
     info = stored_embedder(backend, collection)
     return ProfileData(

@@ -6,11 +6,11 @@ import threading
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from scoperag.core.settings import Settings
+from scoperag.core.config.settings import Settings
 
 if TYPE_CHECKING:  # imported on first use, so `tools/list` answers without them
-    from scoperag.core.backend import VectorBackend
-    from scoperag.core.embeddings import Embedder
+    from scoperag.core.embedding.embedders import Embedder
+    from scoperag.core.engine.backend import VectorBackend
 
 
 class Runtime:
@@ -31,16 +31,16 @@ class Runtime:
         the process that does (`SharedBackend`); either way every operation behaves the same.
         """
         if self.settings.effective_backend == "server":
-            from scoperag.core.collections import open_backend
+            from scoperag.core.engine.collections import open_backend
 
             return open_backend(self.settings)
-        from scoperag.server.store_sharing.shared_backend import SharedBackend
+        from scoperag.core.engine.sharing.shared_backend import SharedBackend
 
         return SharedBackend(self.settings)
 
     @cached_property
     def embedder(self) -> Embedder:
-        from scoperag.core.embeddings import Embedder
+        from scoperag.core.embedding.embedders import Embedder
 
         return Embedder(self.settings)
 

@@ -11,8 +11,8 @@ import pytest
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from scoperag.core.embeddings import Embedder  # noqa: E402
-from scoperag.core.settings import Settings  # noqa: E402
+from scoperag.core.config.settings import Settings  # noqa: E402
+from scoperag.core.embedding.embedders import Embedder  # noqa: E402
 from scoperag.server.runtime import Runtime  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]

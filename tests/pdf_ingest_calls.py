@@ -7,7 +7,7 @@ from pathlib import Path
 import anyio
 from fastmcp import Client
 
-from scoperag.server.app import build_server
+from scoperag.server.mcp.app import build_server
 from scoperag.server.runtime import Runtime
 
 

@@ -11,7 +11,7 @@ os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
 from fastmcp import FastMCP  # noqa: E402
 
-from scoperag.server.terminal import serve_stdio  # noqa: E402
+from scoperag.server.cli.terminal import serve_stdio  # noqa: E402
 
 server = FastMCP("chatter")
 

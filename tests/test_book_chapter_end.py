@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from qdrant_client import models
 
-from scoperag.core.backend import VectorBackend
-from scoperag.core.collections import ensure_indexes
 from scoperag.core.contracts.books import BOOK_INDEXES, COLLECTION
-from scoperag.core.edge_backend import EdgeBackend
-from scoperag.core.qdrant_client_backend import QdrantClientBackend
-from scoperag.core.vector_names import DENSE_VECTOR
+from scoperag.core.engine.backend import VectorBackend
+from scoperag.core.engine.client.backend import QdrantClientBackend
+from scoperag.core.engine.collections import ensure_indexes
+from scoperag.core.engine.edge.backend import EdgeBackend
+from scoperag.core.engine.vector_names import DENSE_VECTOR
 from scoperag.retrievers.book_lookup import BookLookup
 
 CHAPTERS = {  # chapter -> its sentences, in reading order

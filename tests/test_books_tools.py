@@ -16,13 +16,13 @@ from fastmcp.client.transports import StdioTransport
 from qdrant_client import models
 
 from scoperag.core.contracts.books import BOOK_INDEXES, COLLECTION
-from scoperag.core.filterable_fields import index_plan
+from scoperag.core.filters.fields import index_plan
 from scoperag.pipelines.book import Book, ingest_book, read_book
-from scoperag.server.app import build_server
-from scoperag.server.books_service import BookService
-from scoperag.server.cli import cli
+from scoperag.server.cli.main import cli
+from scoperag.server.cli.status import store_status
+from scoperag.server.mcp.app import build_server
+from scoperag.server.profiles.books.service import BookService
 from scoperag.server.runtime import Runtime
-from scoperag.server.status_cli import store_status
 
 LAST_CHAPTER = 3  # 198 sentences, 50 chunks: the whole book is embedded by the eval instead
 

@@ -13,10 +13,10 @@ import pytest
 from click.testing import CliRunner
 from qdrant_client import models
 
-from scoperag.core.edge_backend import EdgeBackend
-from scoperag.core.generations import REGISTRY_KEY, Hidden
-from scoperag.core.vector_names import DENSE_VECTOR
-from scoperag.server.cli import cli
+from scoperag.core.engine.edge.backend import EdgeBackend
+from scoperag.core.engine.generations import REGISTRY_KEY, Hidden
+from scoperag.core.engine.vector_names import DENSE_VECTOR
+from scoperag.server.cli.main import cli
 
 HIDDEN = Hidden(sources=["a.pdf"], generation="g2", phase="writing", writer="host:1", started=1.0)
 
@@ -79,7 +79,7 @@ def test_beside_a_running_owner_the_engine_checks_run_in_it(
 ) -> None:
     build_store(tmp_path)
     owner_code = (
-        "import sys; from scoperag.core.settings import Settings; "
+        "import sys; from scoperag.core.config.settings import Settings; "
         "from scoperag.server.runtime import Runtime; "
         f"r = Runtime(Settings(data_dir={str(tmp_path)!r})); r.backend.count('beta', None); "
         "print('ready', flush=True); sys.stdin.read(); r.close()"

@@ -16,11 +16,12 @@ from scoperag.core.errors import ScoperagError
 from scoperag.pipelines.book import ingest_book
 from scoperag.pipelines.docs import ingest_docs_jsonl
 from scoperag.pipelines.memories import import_memories
-from scoperag.server import dnd_service, pdf_service
-from scoperag.server.app import build_server
-from scoperag.server.cli import cli
+from scoperag.server.cli.demo import SAMPLES
+from scoperag.server.cli.main import cli
 from scoperag.server.data_admin import delete, list_store, planned_deletion
-from scoperag.server.demo import SAMPLES
+from scoperag.server.mcp.app import build_server
+from scoperag.server.profiles.dnd import service as dnd_service
+from scoperag.server.profiles.pdf import service as pdf_service
 from scoperag.server.runtime import Runtime
 
 SMALL_PDF = SAMPLES / "qpdf-page-labels-num-tree.pdf"
@@ -229,7 +230,7 @@ def test_configuration_errors_are_one_line(args: list[str], env: dict, expected:
 
 
 async def test_instructions_describe_only_enabled_profiles() -> None:
-    from scoperag.core.settings import Settings
+    from scoperag.core.config.settings import Settings
 
     server = build_server(Runtime(Settings(profiles=["memory", "docs"])))
     async with Client(server) as client:
@@ -252,7 +253,7 @@ def test_setup_errors_of_serve_are_one_line(
 ) -> None:
     """Regression: a bad SCOPERAG_FILTERABLE_FIELDS or SCOPERAG_FIELDS_FILE ended `serve` with a
     traceback (raised while the server was built, outside the command's error handling)."""
-    from scoperag.server.cli import main
+    from scoperag.server.cli.main import main
 
     for name, value in env.items():
         monkeypatch.setenv(name, value)

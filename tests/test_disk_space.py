@@ -14,11 +14,17 @@ from pathlib import Path
 import pytest
 from qdrant_client import models
 
-from scoperag.core.disk_space import MIB, MIN_FREE_ENV, DiskFullError, free_bytes, min_free_bytes
+from scoperag.core.config.settings import Settings
+from scoperag.core.engine.disk_space import (
+    MIB,
+    MIN_FREE_ENV,
+    DiskFullError,
+    free_bytes,
+    min_free_bytes,
+)
+from scoperag.core.engine.vector_names import DENSE_VECTOR
 from scoperag.core.errors import InvalidParameterError
-from scoperag.core.settings import Settings
-from scoperag.core.vector_names import DENSE_VECTOR
-from scoperag.server.migrate_cli import migrate
+from scoperag.server.cli.migrate import migrate
 from scoperag.server.runtime import Runtime
 
 COLLECTION = "notes"

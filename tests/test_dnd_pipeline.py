@@ -13,7 +13,7 @@ from qdrant_client import models
 
 from scoperag.core.contracts.dnd import COLLECTION, name_order, parse_challenge_rating
 from scoperag.pipelines.dnd import KIND_SPECS, entry_text, ingest_folders
-from scoperag.server.cli import cli
+from scoperag.server.cli.main import cli
 from scoperag.server.runtime import Runtime
 
 

@@ -18,9 +18,9 @@ import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
-from scoperag.server.app import build_server
-from scoperag.server.dnd_models import KIND_FIELDS
-from scoperag.server.dnd_service import ingest_paths
+from scoperag.server.mcp.app import build_server
+from scoperag.server.profiles.dnd.models import KIND_FIELDS
+from scoperag.server.profiles.dnd.service import ingest_paths
 from scoperag.server.runtime import Runtime
 
 SLUGS = ["a5e", "tob", "wotc-srd"]
@@ -343,7 +343,7 @@ async def test_search_ranks_as_llamaindex_fusion_does(
     from llama_index.core.retrievers.fusion_retriever import FUSION_MODES
 
     from scoperag.core.contracts.dnd import COLLECTION, DOCUMENTS
-    from scoperag.core.filterable_fields import build_filter
+    from scoperag.core.filters.fields import build_filter
     from scoperag.retrievers.hybrid import HybridRetriever
     from scoperag.retrievers.name_retriever import NameMatchRetriever
 
@@ -420,7 +420,7 @@ async def test_empty_store_says_how_to_ingest(make_runtime: Callable[..., Runtim
 def test_listing_the_tools_loads_neither_llamaindex_nor_qdrant_client() -> None:
     """Regression: the server lists its tools at start-up before any handler is needed."""
     probe = (
-        "import sys; from scoperag.server.dnd_tools import build; "
+        "import sys; from scoperag.server.profiles.dnd.tools import build; "
         "from scoperag.server.runtime import Runtime; "
         "build(Runtime()); print(sorted(m for m in ('llama_index.core', 'qdrant_client', "
         "'torch') if m in sys.modules))"

@@ -9,6 +9,7 @@ import pytest
 from pydantic import ValidationError
 from qdrant_client import models
 
+from scoperag.core.config.settings import Settings
 from scoperag.core.contracts.docs import (
     DOCS_FILTERS,
     DocExtensionPayload,
@@ -16,10 +17,9 @@ from scoperag.core.contracts.docs import (
     parse_rfc3339,
     required_indexes,
 )
-from scoperag.core.docs_filters import DEFAULT_STATUS, DocsSearchRequest
 from scoperag.core.errors import InvalidParameterError
-from scoperag.core.filterable_fields import index_plan
-from scoperag.core.settings import Settings
+from scoperag.core.filters.fields import index_plan
+from scoperag.server.profiles.docs.filters import DEFAULT_STATUS, DocsSearchRequest
 
 PAYLOAD = {
     "scope": "org_shared",

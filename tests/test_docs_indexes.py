@@ -18,25 +18,25 @@ from click.testing import CliRunner
 from fastmcp import Client
 from qdrant_client import models
 
-from scoperag.core.collection_embedder import EMBEDDER_KEY
+from scoperag.core.config.settings import Settings
 from scoperag.core.contracts.docs import COLLECTION, DOCS_FILTERS
-from scoperag.core.embeddings import Embedder
-from scoperag.core.index_status import (
+from scoperag.core.embedding.embedders import Embedder
+from scoperag.core.engine.collection_embedder import EMBEDDER_KEY
+from scoperag.core.engine.index_status import (
     IndexesMissingError,
     ensure_required,
     index_report,
     refuse_unindexed,
 )
-from scoperag.core.settings import Settings
-from scoperag.server.app import build_server
-from scoperag.server.cli import cli
-from scoperag.server.docs_tools import SEARCH_PATH
-from scoperag.server.http_app import build_http_app
+from scoperag.server.cli.main import cli
+from scoperag.server.http.app import build_http_app
+from scoperag.server.mcp.app import build_server
+from scoperag.server.profiles.docs.tools import SEARCH_PATH
 from scoperag.server.runtime import Runtime
 
 DOCS_KEYS = ["scope", "status", "doc_type", "agent_id", "updated_at"]
 needs_edge = pytest.mark.skipif(
-    importlib.util.find_spec("scoperag.core.edge_backend") is None,
+    importlib.util.find_spec("scoperag.core.engine.edge.backend") is None,
     reason="the Edge engine (the one that keeps payload indexes in-process) is not here",
 )
 

@@ -11,7 +11,7 @@ from qdrant_client import models
 
 from scoperag.core.contracts.docs import COLLECTION, DocChunkPayload
 from scoperag.pipelines.docs import ingest_docs_jsonl
-from scoperag.server.cli import cli
+from scoperag.server.cli.main import cli
 from scoperag.server.runtime import Runtime
 
 RUNBOOK = (

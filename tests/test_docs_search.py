@@ -20,9 +20,9 @@ from fastmcp import Client
 from uvicorn_thread import serving
 
 from scoperag.pipelines.docs import ingest_docs_jsonl
-from scoperag.server.app import build_server
-from scoperag.server.docs_tools import SEARCH_PATH
-from scoperag.server.http_app import build_http_app
+from scoperag.server.http.app import build_http_app
+from scoperag.server.mcp.app import build_server
+from scoperag.server.profiles.docs.tools import SEARCH_PATH
 from scoperag.server.runtime import Runtime
 
 GENERATOR = Path(__file__).resolve().parents[1] / "evals" / "make_docs_fixture.py"

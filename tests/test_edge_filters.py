@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from qdrant_client import models
 
-from scoperag.core.backend import VectorBackend
-from scoperag.core.edge_backend import EdgeBackend
-from scoperag.core.edge_filters import UnsupportedFilterError, to_edge_filter
-from scoperag.core.qdrant_client_backend import QdrantClientBackend
-from scoperag.core.vector_names import DENSE_VECTOR
+from scoperag.core.engine.backend import VectorBackend
+from scoperag.core.engine.client.backend import QdrantClientBackend
+from scoperag.core.engine.edge.backend import EdgeBackend
+from scoperag.core.engine.edge.conversion import UnsupportedFilterError, to_edge_filter
+from scoperag.core.engine.vector_names import DENSE_VECTOR
 
 COLLECTION = "conformance"
 INDEXES = {

@@ -22,14 +22,14 @@ from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from llama_index.core.vector_stores import MetadataFilter, MetadataFilters, VectorStoreQuery
 from qdrant_client import models
 
-from scoperag.core.edge_backend import EdgeBackend
-from scoperag.core.edge_collection import EF_MIN, EF_PER_SHARE, EXACT_BELOW
-from scoperag.core.edge_errors import MissingIndexError
-from scoperag.core.edge_filters import to_edge_filter
+from scoperag.core.config.settings import Settings
+from scoperag.core.engine.client.backend import QdrantClientBackend
+from scoperag.core.engine.edge.backend import EdgeBackend
+from scoperag.core.engine.edge.collection import EF_MIN, EF_PER_SHARE, EXACT_BELOW
+from scoperag.core.engine.edge.conversion import to_edge_filter
+from scoperag.core.engine.edge.errors import MissingIndexError
+from scoperag.core.engine.vector_names import DENSE_VECTOR
 from scoperag.core.errors import StoreLockedError
-from scoperag.core.qdrant_client_backend import QdrantClientBackend
-from scoperag.core.settings import Settings
-from scoperag.core.vector_names import DENSE_VECTOR
 
 DIM = 8
 
@@ -288,7 +288,8 @@ def test_one_process_at_a_time(tmp_path: Path) -> None:
     with pytest.raises(StoreLockedError, match="already open in another process"):
         EdgeBackend.open(root)
     probe = (
-        "import sys; from pathlib import Path; from scoperag.core.edge_backend import EdgeBackend\n"
+        "import sys; from pathlib import Path\n"
+        "from scoperag.core.engine.edge.backend import EdgeBackend\n"
         "from scoperag.core.errors import StoreLockedError\n"
         "try:\n    EdgeBackend.open(Path(sys.argv[1]))\n"
         "except StoreLockedError as exc:\n    print(exc); sys.exit(3)\n"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from scoperag.core.embeddings import Embedder, EmbedderInfo
+from scoperag.core.config.settings import Settings
+from scoperag.core.embedding.embedders import Embedder, EmbedderInfo
+from scoperag.core.embedding.recent_queries import RecentQueries
 from scoperag.core.errors import EmbedderMismatchError, EmbeddingServiceError
-from scoperag.core.recent_queries import RecentQueries
-from scoperag.core.settings import Settings
 
 
 def _with_model(embedder: Embedder, **settings: object) -> Embedder:

@@ -1,5 +1,5 @@
 """The engine errors scoperag tells apart by message: each check fails if the engine's message
-(or the exception it raises) changes, so the adapter in `core/engine_errors.py` follows."""
+(or the exception it raises) changes, so the adapter in `core/engine/error_kinds.py` follows."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import pytest
 import qdrant_edge as edge
 from qdrant_client import QdrantClient, models
 
-from scoperag.core.edge_backend import EdgeBackend
-from scoperag.core.engine_errors import is_missing_index, is_store_locked
+from scoperag.core.engine.client.backend import QdrantClientBackend
+from scoperag.core.engine.edge.backend import EdgeBackend
+from scoperag.core.engine.error_kinds import is_missing_index, is_store_locked
 from scoperag.core.errors import StoreLockedError
-from scoperag.core.qdrant_client_backend import QdrantClientBackend
 
 
 def test_edge_order_by_and_facet_without_an_index_are_recognised(tmp_path: Path) -> None:

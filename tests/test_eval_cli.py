@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from scoperag import Store
-from scoperag.core.embeddings import Embedder
+from scoperag.core.embedding.embedders import Embedder
 from scoperag.core.errors import ScoperagError
-from scoperag.server.demo import SAMPLES
+from scoperag.server.cli.demo import SAMPLES
 
 PDF = SAMPLES / "qpdf-page-labels-num-tree.pdf"
 DOCUMENT = "qpdf-page-labels-num-tree"

@@ -14,9 +14,9 @@ import httpx
 import pytest
 from fastmcp import Client
 
-from scoperag.server import warm_up
-from scoperag.server.app import build_server
-from scoperag.server.http_app import build_http_app
+from scoperag.server.http.app import build_http_app
+from scoperag.server.mcp import warm_up
+from scoperag.server.mcp.app import build_server
 from scoperag.server.runtime import Runtime
 
 

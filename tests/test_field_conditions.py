@@ -13,9 +13,11 @@ import pytest
 from pydantic import ValidationError
 from qdrant_client import models
 
-from scoperag.core.backend import VectorBackend
-from scoperag.core.edge_backend import EdgeBackend
-from scoperag.core.filterable_fields import (
+from scoperag.core.engine.backend import VectorBackend
+from scoperag.core.engine.client.backend import QdrantClientBackend
+from scoperag.core.engine.edge.backend import EdgeBackend
+from scoperag.core.engine.vector_names import DENSE_VECTOR
+from scoperag.core.filters.fields import (
     LIST_CONDITIONS,
     VALID_CONDITIONS,
     Condition,
@@ -24,8 +26,6 @@ from scoperag.core.filterable_fields import (
     build_filter,
     index_plan,
 )
-from scoperag.core.qdrant_client_backend import QdrantClientBackend
-from scoperag.core.vector_names import DENSE_VECTOR
 
 COLLECTION = "conditions"
 T0, T1, T2 = (datetime(2025, m, 1, tzinfo=UTC) for m in (1, 6, 9))

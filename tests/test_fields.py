@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel, ValidationError
 from qdrant_client import models
 
-from scoperag.core.filterable_fields import (
+from scoperag.core.filters.fields import (
     Condition,
     FieldType,
     FilterableField,
@@ -17,7 +17,7 @@ from scoperag.core.filterable_fields import (
     index_plan,
     narrowed,
 )
-from scoperag.server.tooling import params_model
+from scoperag.server.mcp.tooling import params_model
 
 TAGS = FilterableField(
     name="tags", field_type=FieldType.KEYWORD, condition=Condition.ANY, description="Any tag."

@@ -21,12 +21,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from scoperag.core.docs_filters import DocsSearchRequest
-from scoperag.core.embeddings import Embedder
-from scoperag.core.settings import Settings
-from scoperag.server.app import build_server
-from scoperag.server.docs_tools import SEARCH_PATH
-from scoperag.server.http_app import build_http_app
+from scoperag.core.config.settings import Settings
+from scoperag.core.embedding.embedders import Embedder
+from scoperag.server.http.app import build_http_app
+from scoperag.server.mcp.app import build_server
+from scoperag.server.profiles.docs.filters import DocsSearchRequest
+from scoperag.server.profiles.docs.tools import SEARCH_PATH
 from scoperag.server.runtime import Runtime
 
 EXAMPLES = 25

@@ -1,5 +1,6 @@
-"""Re-ingestion is atomic for readers on every engine: the old version or the new one, never a mix,
-while a source is replaced and after an ingestion killed at any moment (`core.generations`)."""
+"""Re-ingestion is atomic for readers on every engine: the old version or the new one, never a
+mix, while a source is replaced and after an ingestion killed at any moment
+(`core.engine.generations`)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from llama_index.core.schema import NodeRelationship, RelatedNodeInfo
 from qdrant_client import models
 
 from scoperag.core.contracts.books import COLLECTION
-from scoperag.core.generations import GENERATION_KEY, REGISTRY_KEY
+from scoperag.core.engine.generations import GENERATION_KEY, REGISTRY_KEY
 from scoperag.pipelines.book import book_chunks, ingest_book, read_book
 from scoperag.pipelines.store import stamped
 from scoperag.retrievers.book_lookup import BookLookup

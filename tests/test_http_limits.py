@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from scoperag.server.http_limits import HttpLimits, OncePerSecond, http_server
+from scoperag.server.http.limits import HttpLimits, OncePerSecond, http_server
 
 SLOW = HttpLimits(header_seconds=0.5, body_seconds=0.5)
 FEW = HttpLimits(max_connections=3)

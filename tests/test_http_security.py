@@ -16,11 +16,11 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 from uvicorn_thread import serving
 
-from scoperag.core.settings import Settings
-from scoperag.server.app import build_server
-from scoperag.server.cli import cli
-from scoperag.server.docs_tools import SEARCH_PATH
-from scoperag.server.http_app import build_http_app
+from scoperag.core.config.settings import Settings
+from scoperag.server.cli.main import cli
+from scoperag.server.http.app import build_http_app
+from scoperag.server.mcp.app import build_server
+from scoperag.server.profiles.docs.tools import SEARCH_PATH
 from scoperag.server.runtime import Runtime
 
 TOKEN = "s3cret-token"

@@ -16,15 +16,15 @@ from click.testing import CliRunner
 from llama_index.core.schema import TextNode
 from qdrant_client import models
 
-from scoperag.core.backend import VectorBackend, meaning_breaks_ties
-from scoperag.core.disk_space import MIN_FREE_ENV, DiskFullError
-from scoperag.core.edge_backend import HNSW, EdgeBackend
-from scoperag.core.qdrant_client_backend import QdrantClientBackend
-from scoperag.core.search_request import SearchRequest
-from scoperag.core.vector_names import DENSE_VECTOR, SPARSE_VECTOR
+from scoperag.core.engine.backend import VectorBackend, meaning_breaks_ties
+from scoperag.core.engine.client.backend import QdrantClientBackend
+from scoperag.core.engine.disk_space import MIN_FREE_ENV, DiskFullError
+from scoperag.core.engine.edge.backend import HNSW, EdgeBackend
+from scoperag.core.engine.search_request import SearchRequest
+from scoperag.core.engine.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.retrievers.hybrid import HybridRetriever
 from scoperag.retrievers.searches import TextQuery
-from scoperag.server.cli import cli
+from scoperag.server.cli.main import cli
 
 COLLECTION = "hybrid"
 QUERY = [1.0, 0.0, 0.0]

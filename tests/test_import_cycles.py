@@ -79,7 +79,7 @@ def _mutual_imports() -> list[tuple[str, str]]:
 
 def test_modules_find_the_whole_package() -> None:
     modules = _modules()
-    assert "scoperag.server.app" in modules
+    assert "scoperag.server.mcp.app" in modules
     assert "scoperag.core.contracts.registry" in modules
     assert "scoperag.server.profiles" in modules
 

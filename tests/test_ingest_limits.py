@@ -14,7 +14,7 @@ from fastmcp.exceptions import ToolError
 from pdf_ingest_calls import documents, ingest_and_give_up
 from text_pdf import text_pdf
 
-from scoperag.server.app import build_server
+from scoperag.server.mcp.app import build_server
 from scoperag.server.runtime import Runtime
 
 

@@ -15,12 +15,12 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 from pdf_ingest_calls import documents, ingest_and_give_up
 
+from scoperag.core.config.ingest_limits import IngestLimits, ingest_limits
+from scoperag.core.config.paths import files_to_ingest, regular_file
 from scoperag.core.errors import ScoperagError
-from scoperag.core.ingest_limits import IngestLimits, ingest_limits
-from scoperag.core.paths import files_to_ingest, regular_file
 from scoperag.pipelines.memories import import_memories
 from scoperag.pipelines.pdf import ingest_pdfs
-from scoperag.server.app import build_server
+from scoperag.server.mcp.app import build_server
 from scoperag.server.runtime import Runtime
 
 PDF = "data-in-brief-22-sanni-page4.pdf"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from scoperag.server.app import build_server
+from scoperag.server.mcp.app import build_server
 from scoperag.server.runtime import Runtime
 
 INGEST_TOOLS = ["qdrant-ingest-pdf", "ingest_book", "ingest_memories", "ingest_dnd", "ingest_docs"]

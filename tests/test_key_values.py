@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from qdrant_client import models
 
-from scoperag.core.backend import VectorBackend
-from scoperag.core.edge_backend import EdgeBackend
-from scoperag.core.key_values import KeyValues
-from scoperag.core.qdrant_client_backend import QdrantClientBackend
+from scoperag.core.engine.backend import VectorBackend
+from scoperag.core.engine.client.backend import QdrantClientBackend
+from scoperag.core.engine.edge.backend import EdgeBackend
+from scoperag.core.engine.key_values import KeyValues
 
 DIM = 4
 
@@ -79,7 +79,7 @@ def test_a_search_plan_counts_a_broad_filter_once_per_write(
 ) -> None:
     """A broad filter's exact count (the search plan's recall guard) cost 8-12 ms per
     query at 100k; it is kept between writes, and a write makes the next plan count again."""
-    from scoperag.core import edge_collection
+    from scoperag.core.engine.edge import collection as edge_collection
 
     monkeypatch.setattr(edge_collection, "EXACT_BELOW", 1)  # every filter here is "broad"
     backend = EdgeBackend.open(tmp_path / "edge")

@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scoperag.core.bert_folder import BertFolder
-from scoperag.core.embeddings import Embedder
+from scoperag.core.config.settings import Settings
+from scoperag.core.embedding.bert_folder import BertFolder
+from scoperag.core.embedding.embedders import Embedder
+from scoperag.core.embedding.onnx_encoder import BATCH_SIZE, OnnxEncoder
+from scoperag.core.embedding.packaged_model import packaged_model_folder
 from scoperag.core.errors import EmbeddingServiceError
-from scoperag.core.onnx_encoder import BATCH_SIZE, OnnxEncoder
-from scoperag.core.packaged_model import packaged_model_folder
-from scoperag.core.settings import Settings
 
 FOLDER = packaged_model_folder()
 REFERENCE = json.loads(

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import toon_format
 
+from scoperag.core.config.settings import Settings
 from scoperag.core.contracts import registry
 from scoperag.core.contracts.memory import (
     MEMORY_INDEXES,
@@ -21,11 +22,10 @@ from scoperag.core.contracts.memory import (
     required_indexes,
 )
 from scoperag.core.errors import InvalidParameterError, ScoperagError
-from scoperag.core.filterable_fields import FieldType, index_plan
-from scoperag.core.settings import Settings
+from scoperag.core.filters.fields import FieldType, index_plan
 from scoperag.pipelines.memories import make_memory, memory_from_item, read_memories
-from scoperag.server.memory_models import MemoryRow, SearchResult
-from scoperag.server.toon_output import PageFigures, toon_result
+from scoperag.server.profiles.memory.models import MemoryRow, SearchResult
+from scoperag.server.profiles.memory.toon_output import PageFigures, toon_result
 
 
 def test_indexes_cover_every_facet_and_the_numeric_order_key() -> None:

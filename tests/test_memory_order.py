@@ -12,7 +12,7 @@ from qdrant_client import models
 from scoperag.core.contracts.memory import COLLECTION, ORDER_KEY
 from scoperag.pipelines.memories import import_memories, make_memory, store_memories
 from scoperag.pipelines.memory_order import SLOTS, backfill_order, order_base
-from scoperag.server.app import build_server
+from scoperag.server.mcp.app import build_server
 from scoperag.server.runtime import Runtime
 
 STAMP = "2026-03-01T12:00:00Z"

@@ -18,10 +18,10 @@ from fastmcp import Client, FastMCP
 from fastmcp.exceptions import ToolError
 
 from scoperag.core.contracts.memory import COLLECTION, TAGS_ANY, MemoryPayload
-from scoperag.core.filterable_fields import build_filter
-from scoperag.core.search_request import SearchRequest
+from scoperag.core.engine.search_request import SearchRequest
+from scoperag.core.filters.fields import build_filter
 from scoperag.pipelines.memories import import_memories, make_memory, store_memories
-from scoperag.server.app import build_server
+from scoperag.server.mcp.app import build_server
 from scoperag.server.runtime import Runtime
 
 PROBES = {  # created_at -> content: the first and last second of 2026-03-01 and its neighbours

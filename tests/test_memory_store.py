@@ -14,9 +14,9 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
 from scoperag.core.contracts.memory import COLLECTION, content_hash
-from scoperag.core.embeddings import Embedder
-from scoperag.server.app import build_server
-from scoperag.server.cli import cli
+from scoperag.core.embedding.embedders import Embedder
+from scoperag.server.cli.main import cli
+from scoperag.server.mcp.app import build_server
 from scoperag.server.runtime import Runtime
 
 

@@ -16,9 +16,9 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from qdrant_client import models
 
+from scoperag.core.config.settings import Settings
 from scoperag.core.contracts.memory import COLLECTION, ORDER_KEY, TIME_KEY
-from scoperag.core.embeddings import Embedder
-from scoperag.core.settings import Settings
+from scoperag.core.embedding.embedders import Embedder
 from scoperag.pipelines.memories import make_memory, store_memories
 from scoperag.pipelines.memory_order import SLOT_BITS, SLOTS, order_base
 from scoperag.server.runtime import Runtime

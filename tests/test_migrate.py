@@ -10,13 +10,13 @@ import pytest
 from click.testing import CliRunner
 from fastmcp import Client
 
-from scoperag.core.backend import VectorBackend
-from scoperag.core.embeddings import Embedder
-from scoperag.core.settings import Settings
+from scoperag.core.config.settings import Settings
+from scoperag.core.embedding.embedders import Embedder
+from scoperag.core.engine.backend import VectorBackend
 from scoperag.pipelines.pdf import ingest_pdfs
-from scoperag.server.app import build_server
-from scoperag.server.cli import cli
-from scoperag.server.demo import SAMPLES
+from scoperag.server.cli.demo import SAMPLES
+from scoperag.server.cli.main import cli
+from scoperag.server.mcp.app import build_server
 from scoperag.server.runtime import Runtime
 
 SAMPLE = SAMPLES / "qpdf-page-labels-num-tree.pdf"

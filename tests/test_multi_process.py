@@ -26,15 +26,15 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from qdrant_client import models
 
-from scoperag.core.embeddings import Embedder
-from scoperag.core.search_request import SearchRequest
-from scoperag.core.settings import Settings
-from scoperag.core.vector_names import DENSE_VECTOR
+from scoperag.core.config.settings import Settings
+from scoperag.core.embedding.embedders import Embedder
+from scoperag.core.engine.search_request import SearchRequest
+from scoperag.core.engine.sharing.channel import OwnerStoppedError, process_stopped
+from scoperag.core.engine.sharing.owner import RECORD, engine_dir
+from scoperag.core.engine.vector_names import DENSE_VECTOR
 from scoperag.retrievers.filtered import FilteredRetriever
+from scoperag.server.cli.status import store_status
 from scoperag.server.runtime import Runtime
-from scoperag.server.status_cli import store_status
-from scoperag.server.store_sharing.channel import OwnerStoppedError, process_stopped
-from scoperag.server.store_sharing.owner import RECORD, engine_dir
 
 SAMPLE = Path(__file__).resolve().parents[1] / "server" / "samples"
 NOTES = {"document_id": "notes"}
@@ -78,7 +78,7 @@ def _owning_process(data_dir: Path) -> subprocess.Popen:
     """A process that opens the store (printing its role) and then only sleeps."""
     script = (
         "import time\n"
-        "from scoperag.core.settings import Settings\n"
+        "from scoperag.core.config.settings import Settings\n"
         "from scoperag.server.runtime import Runtime\n"
         f"runtime = Runtime(Settings(data_dir={str(data_dir)!r}, backend='edge'))\n"
         "print(runtime.backend.role, flush=True)\n"
@@ -315,7 +315,7 @@ def test_an_owner_serves_without_fastmcp_and_leaves_no_record_when_closed(
     clean close removes the record, so nothing reads as a crash."""
     owner_script = (
         "import sys\n"
-        "from scoperag.core.settings import Settings\n"
+        "from scoperag.core.config.settings import Settings\n"
         "from scoperag.server.runtime import Runtime\n"
         f"runtime = Runtime(Settings(data_dir={str(data_dir)!r}, backend='edge'))\n"
         "runtime.backend.create_collection('shared', 3, {'made': 'there'})\n"
@@ -413,7 +413,7 @@ def test_concurrent_first_use_creates_a_collection_once(
 ) -> None:
     """Two runtimes creating the same collection with the same embedder both succeed (the
     second finds it made); another embedder is still refused."""
-    from scoperag.core.collections import prepare_for_writing
+    from scoperag.core.engine.collections import prepare_for_writing
     from scoperag.core.errors import EmbedderMismatchError
 
     if backend_name == "server":
@@ -456,8 +456,8 @@ async def test_a_find_asks_the_engine_at_most_twice_in_owner_and_attached(
     """A collection's existence, embedder and keyword vectors are known per version of its
     record, so a `qdrant-find` costs the engine at most two operations in every process once
     that record is read."""
-    from scoperag.server.app import build_server
-    from scoperag.server.pdf_service import ingest_paths
+    from scoperag.server.mcp.app import build_server
+    from scoperag.server.profiles.pdf.service import ingest_paths
 
     if backend_name != "edge":
         pytest.skip("the record is read per version on Qdrant Edge")

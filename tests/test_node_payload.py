@@ -1,5 +1,5 @@
 """A stored memory is a LlamaIndex text node in LlamaIndex's Qdrant payload layout, and the lean
-reader (`core.node_payload`) gives back its text and metadata."""
+reader (`core.engine.node_payload`) gives back its text and metadata."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_metadata_dict
 
-from scoperag.core.bm25 import document_vector, node_text
-from scoperag.core.node_payload import stored_text_and_metadata
-from scoperag.core.vector_names import DENSE_VECTOR, SPARSE_VECTOR
+from scoperag.core.embedding.bm25 import document_vector, node_text
+from scoperag.core.engine.node_payload import stored_text_and_metadata
+from scoperag.core.engine.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.pipelines.memories import make_memory, memory_id, memory_point
 
 

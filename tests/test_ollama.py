@@ -20,13 +20,13 @@ from click.testing import CliRunner
 from fastmcp import Client
 from ollama_standin import OllamaStandIn
 
-from scoperag.core.collection_embedder import stored_embedder
+from scoperag.core.config.settings import Settings
 from scoperag.core.contracts.books import COLLECTION
-from scoperag.core.embeddings import Embedder
+from scoperag.core.embedding.embedders import Embedder
+from scoperag.core.engine.collection_embedder import stored_embedder
 from scoperag.core.errors import EmbeddingServiceError
-from scoperag.core.settings import Settings
-from scoperag.server.app import build_server
-from scoperag.server.cli import cli
+from scoperag.server.cli.main import cli
+from scoperag.server.mcp.app import build_server
 from scoperag.server.runtime import Runtime
 
 REPO = Path(__file__).resolve().parents[1]

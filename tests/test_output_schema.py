@@ -23,9 +23,9 @@ from fastmcp.utilities.json_schema import dereference_refs
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
-from scoperag.core.settings import Settings
-from scoperag.server.app import build_server
-from scoperag.server.output_schema import inline_refs
+from scoperag.core.config.settings import Settings
+from scoperag.server.mcp.app import build_server
+from scoperag.server.mcp.output_schema import inline_refs
 from scoperag.server.runtime import Runtime
 
 # keywords whose value is a schema, a list of schemas, or a map of names to schemas

@@ -9,8 +9,8 @@ import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
-from scoperag.server.app import build_server
-from scoperag.server.pdf_service import ingest_paths
+from scoperag.server.mcp.app import build_server
+from scoperag.server.profiles.pdf.service import ingest_paths
 from scoperag.server.runtime import Runtime
 
 PDF = "data-in-brief-22-sanni-page4.pdf"

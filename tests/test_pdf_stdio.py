@@ -12,8 +12,8 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from scoperag.server.app import build_server
-from scoperag.server.pdf_service import ingest_paths
+from scoperag.server.mcp.app import build_server
+from scoperag.server.profiles.pdf.service import ingest_paths
 from scoperag.server.runtime import Runtime
 
 
@@ -74,7 +74,7 @@ def test_listing_every_profile_imports_neither_llamaindex_nor_qdrant_client() ->
 
     probe = (
         "import asyncio, sys; from fastmcp import Client; "
-        "import scoperag.server.cli; from scoperag.server.app import build_server\n"
+        "import scoperag.server.cli.main; from scoperag.server.mcp.app import build_server\n"
         "async def listed():\n"
         "    async with Client(build_server()) as client:\n"
         "        return await client.list_tools()\n"
@@ -95,7 +95,7 @@ def test_the_handlers_leave_the_pdf_reader_to_ingestion() -> None:
     probe = (
         "import importlib, sys; "
         f"[importlib.import_module(f'scoperag.server.{{p}}_service') for p in {services!r}]; "
-        "print('pypdf' in sys.modules, 'scoperag.server.pdf_service' in sys.modules)"
+        "print('pypdf' in sys.modules, 'scoperag.server.profiles.pdf.service' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "True"]

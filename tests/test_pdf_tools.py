@@ -11,11 +11,11 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 from pypdf import PdfReader, PdfWriter
 
-from scoperag.core.collection_embedder import EMBEDDER_KEY
+from scoperag.core.engine.collection_embedder import EMBEDDER_KEY
 from scoperag.pipelines.page_labels import page_labels
 from scoperag.pipelines.pdf import read_pdf
-from scoperag.server.app import build_server
-from scoperag.server.pdf_service import ingest_paths
+from scoperag.server.mcp.app import build_server
+from scoperag.server.profiles.pdf.service import ingest_paths
 from scoperag.server.runtime import Runtime
 
 DOCS = {

@@ -17,7 +17,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 from scoperag.pipelines.memories import make_memory, store_memories
-from scoperag.server.app import build_server
+from scoperag.server.mcp.app import build_server
 from scoperag.server.runtime import Runtime
 
 REPO = Path(__file__).resolve().parents[1]

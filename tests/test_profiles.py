@@ -8,9 +8,9 @@ import importlib
 import pytest
 from fastmcp import Client
 
-from scoperag.core.settings import PROFILES, Settings
-from scoperag.server.app import build_server
-from scoperag.server.demo import SAMPLES
+from scoperag.core.config.settings import PROFILES, Settings
+from scoperag.server.cli.demo import SAMPLES
+from scoperag.server.mcp.app import build_server
 from scoperag.server.profiles import declarations, resolve_profile
 from scoperag.server.runtime import Runtime
 

@@ -16,10 +16,10 @@ from llama_index.core.llms.mock import MockLLM
 
 import scoperag
 from scoperag import Store, ToolCallError
-from scoperag.core.embeddings import Embedder
+from scoperag.core.embedding.embedders import Embedder
 from scoperag.core.errors import ScoperagError
-from scoperag.server.app import build_server
-from scoperag.server.demo import SAMPLES
+from scoperag.server.cli.demo import SAMPLES
+from scoperag.server.mcp.app import build_server
 from scoperag.server.profiles import declarations
 
 PDF = SAMPLES / "qpdf-page-labels-num-tree.pdf"

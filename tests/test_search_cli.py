@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from scoperag.server.cli import cli
-from scoperag.server.demo import SAMPLES
-from scoperag.server.search_cli import parse_value, parse_values
+from scoperag.server.cli.demo import SAMPLES
+from scoperag.server.cli.main import cli
+from scoperag.server.cli.search import parse_value, parse_values
 
 
 @pytest.fixture(scope="module")
@@ -161,7 +161,7 @@ def test_the_demo_ends_with_the_next_three_commands(tmp_path: Path) -> None:
 def test_the_console_command_reports_errors_on_stderr_only(store: dict[str, str]) -> None:
     """As a script sees it: the error on stderr, nothing on stdout, exit status 1."""
     env = {**os.environ, **store}
-    command = [sys.executable, "-c", "from scoperag.server.cli import main; main()"]
+    command = [sys.executable, "-c", "from scoperag.server.cli.main import main; main()"]
     done = subprocess.run(
         [*command, "call", "qdrant_find", "query=x"], env=env, capture_output=True, text=True
     )

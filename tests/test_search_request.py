@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from qdrant_client import models
 
-from scoperag.core.backend import VectorBackend
-from scoperag.core.collection_embedder import EMBEDDER_KEY
-from scoperag.core.edge_backend import EdgeBackend
-from scoperag.core.embeddings import EmbedderInfo
+from scoperag.core.embedding.embedders import EmbedderInfo
+from scoperag.core.engine.backend import VectorBackend
+from scoperag.core.engine.client.backend import QdrantClientBackend
+from scoperag.core.engine.collection_embedder import EMBEDDER_KEY
+from scoperag.core.engine.edge.backend import EdgeBackend
+from scoperag.core.engine.search_request import SearchRequest
+from scoperag.core.engine.vector_names import DENSE_VECTOR
 from scoperag.core.errors import EmbedderMismatchError
-from scoperag.core.qdrant_client_backend import QdrantClientBackend
-from scoperag.core.search_request import SearchRequest
-from scoperag.core.vector_names import DENSE_VECTOR
 
 ENGINES: dict[str, Callable[[Path], VectorBackend]] = {
     "edge": EdgeBackend.open,

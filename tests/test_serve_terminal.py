@@ -22,7 +22,7 @@ import pytest
 from fastmcp import Client
 from mcp_handshake import HANDSHAKE
 
-from scoperag.server.store_sharing.owner import RECORD
+from scoperag.core.engine.sharing.owner import RECORD
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 WAIT = 60  # seconds a step may take on a loaded machine before the test gives up

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from scoperag.core.edge_backend import EdgeBackend
-from scoperag.core.search_request import SearchRequest
-from scoperag.core.store_check import CorruptCollectionError
+from scoperag.core.engine.edge.backend import EdgeBackend
+from scoperag.core.engine.search_request import SearchRequest
+from scoperag.core.engine.store_check import CorruptCollectionError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "evals"))
 from damage_cases import DAMAGE, QUERY, build_store  # noqa: E402

@@ -1,7 +1,7 @@
 """Every profile's stored points read back as their LlamaIndex nodes, and its searches find the
 samples from a new process.
 
-The hits' text and metadata are read from the payloads (`core/node_payload.py`) instead of
+The hits' text and metadata are read from the payloads (`core/engine/node_payload.py`) instead of
 LlamaIndex nodes built from them; a book's hits are cut and merged as `SentenceRun`s
 (`postprocessors/sentence_runs.py`), the functions LlamaIndex's `SpoilerTruncation` and
 `SentenceDedup` run over nodes: the results must be the same."""
@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from llama_index.core.vector_stores.utils import metadata_dict_to_node
 
-from scoperag.core.embeddings import Embedder
-from scoperag.core.node_payload import stored_text_and_metadata
-from scoperag.core.settings import Settings
+from scoperag.core.config.settings import Settings
+from scoperag.core.embedding.embedders import Embedder
+from scoperag.core.engine.node_payload import stored_text_and_metadata
 from scoperag.pipelines.book import ingest_book
 from scoperag.pipelines.dnd import ingest_folders
 from scoperag.pipelines.docs import ingest_docs_jsonl
@@ -26,11 +26,11 @@ from scoperag.pipelines.memories import import_memories
 from scoperag.postprocessors.sentence_dedup import SentenceDedup
 from scoperag.postprocessors.spoiler_truncation import SpoilerTruncation
 from scoperag.retrievers.spoiler_safe import SpoilerSafeRetriever
-from scoperag.server.books_models import SearchBookParams
-from scoperag.server.books_service import BookService
-from scoperag.server.demo import SAMPLES
-from scoperag.server.pdf_notes import store_note
-from scoperag.server.pdf_service import ingest_paths
+from scoperag.server.cli.demo import SAMPLES
+from scoperag.server.profiles.books.models import SearchBookParams
+from scoperag.server.profiles.books.service import BookService
+from scoperag.server.profiles.pdf.notes import store_note
+from scoperag.server.profiles.pdf.service import ingest_paths
 from scoperag.server.runtime import Runtime
 
 QUESTIONS = [
@@ -43,7 +43,7 @@ QUESTIONS = [
 PROBE = """
 import asyncio
 from fastmcp import Client
-from scoperag.server.app import build_server
+from scoperag.server.mcp.app import build_server
 
 CALLS = [
     ("search", {"query": "where are reading positions saved?"}, "memories"),

@@ -16,11 +16,11 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 from pydantic import ValidationError
 
-from scoperag.core.settings import Settings
-from scoperag.server.app import build_server
-from scoperag.server.dnd_models import LOOKUPS, LookupParams
+from scoperag.core.config.settings import Settings
+from scoperag.server.mcp.app import build_server
+from scoperag.server.mcp.tooling import describe_validation_error, params_model
+from scoperag.server.profiles.dnd.models import LOOKUPS, LookupParams
 from scoperag.server.runtime import Runtime
-from scoperag.server.tooling import describe_validation_error, params_model
 
 
 @pytest.fixture()

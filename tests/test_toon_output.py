@@ -12,8 +12,8 @@ import toon_format
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoperag.server.memory_models import MemoryRow, SearchResult
-from scoperag.server.toon_output import PageFigures, toon_result
+from scoperag.server.profiles.memory.models import MemoryRow, SearchResult
+from scoperag.server.profiles.memory.toon_output import PageFigures, toon_result
 
 TRICKY = ["", "-", "- x", "1e5", "05", "-0", "null", "true", "a: b", "x,y", '"q"', "[1]", "#c"]
 texts = st.one_of(

@@ -9,9 +9,9 @@ from click.testing import CliRunner
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
-from scoperag.core.settings import Settings
-from scoperag.server.app import build_server
-from scoperag.server.cli import cli
+from scoperag.core.config.settings import Settings
+from scoperag.server.cli.main import cli
+from scoperag.server.mcp.app import build_server
 from scoperag.server.runtime import Runtime
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from fastmcp import Client
 
+from scoperag.core.config.settings import Settings
+from scoperag.core.engine.index_status import index_report
 from scoperag.core.errors import ScoperagError
-from scoperag.core.index_status import index_report
-from scoperag.core.settings import Settings
-from scoperag.server.app import build_server
+from scoperag.server.mcp.app import build_server
 from scoperag.server.runtime import Runtime
 
 YEAR = {"name": "year", "field_type": "integer", "condition": ">=", "description": "From year."}

@@ -20,10 +20,10 @@ from llama_index.core.vector_stores import (
 from llama_index.core.vector_stores.types import VectorStoreQueryMode
 from llama_index.core.vector_stores.utils import node_to_metadata_dict
 
-from scoperag.core.backend import VectorBackend
-from scoperag.core.edge_backend import EdgeBackend
+from scoperag.core.engine.backend import VectorBackend
+from scoperag.core.engine.client.backend import QdrantClientBackend
+from scoperag.core.engine.edge.backend import EdgeBackend
 from scoperag.core.errors import InvalidParameterError
-from scoperag.core.qdrant_client_backend import QdrantClientBackend
 from scoperag.pipelines.store import stamped
 
 DIM = 8

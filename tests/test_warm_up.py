@@ -9,12 +9,12 @@ from collections.abc import Callable
 import pytest
 from fastmcp import Client
 
-from scoperag.core import embeddings
-from scoperag.core.embeddings import Embedder
+from scoperag.core.embedding import embedders as embeddings
+from scoperag.core.embedding.embedders import Embedder
 from scoperag.pipelines.memories import make_memory, store_memories
-from scoperag.server.app import build_server
+from scoperag.server.mcp.app import build_server
+from scoperag.server.mcp.warm_up import LOADING_NOTICE, start_warm_up
 from scoperag.server.runtime import Runtime
-from scoperag.server.warm_up import LOADING_NOTICE, start_warm_up
 
 
 @pytest.fixture

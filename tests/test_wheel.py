@@ -22,7 +22,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from scoperag.core.packaged_model import MODEL_DISTRIBUTION
+from scoperag.core.embedding.packaged_model import MODEL_DISTRIBUTION
 
 REPO = Path(__file__).resolve().parents[1]
 INSTALL_SECONDS = 600  # a cold install on a busy 2-core machine; it takes about 2 minutes

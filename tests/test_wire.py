@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from qdrant_client import models
 
-from scoperag.core.edge_errors import MissingIndexError
+from scoperag.core.config.settings import Settings
+from scoperag.core.engine.edge.errors import MissingIndexError
+from scoperag.core.engine.search_request import SearchRequest, SearchResult
+from scoperag.core.engine.sharing import wire
+from scoperag.core.engine.sharing.owner import RECORD, engine_dir
 from scoperag.core.errors import InvalidParameterError
-from scoperag.core.search_request import SearchRequest, SearchResult
-from scoperag.core.settings import Settings
 from scoperag.server.runtime import Runtime
-from scoperag.server.store_sharing import wire
-from scoperag.server.store_sharing.owner import RECORD, engine_dir
 
 
 def _round_trip(value: object) -> object:
@@ -65,7 +65,7 @@ def test_a_line_carries_every_string_and_float_exactly() -> None:
 @pytest.mark.parametrize(
     "data",
     [
-        {"$type": "scoperag.core.edge_backend:os.system", "value": "id"},
+        {"$type": "scoperag.core.engine.edge.backend:os.system", "value": "id"},
         {"$type": "system", "value": "id"},
         {"$type": "BaseModel", "value": {}},
         {"$type": "TextNode", "value": {}},

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from scoperag.core.filterable_fields import Condition, FieldType, FilterableField
-from scoperag.core.settings import Settings
+from scoperag.core.config.settings import Settings
+from scoperag.core.filters.fields import Condition, FieldType, FilterableField
 
 COLLECTION = "books"
 DEFAULT_READER = "default"

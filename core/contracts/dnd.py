@@ -9,8 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from scoperag.core.filterable_fields import Condition, FieldType, FilterableField
-from scoperag.core.settings import Settings
+from scoperag.core.config.settings import Settings
+from scoperag.core.filters.fields import Condition, FieldType, FilterableField
 
 COLLECTION = "dnd"
 

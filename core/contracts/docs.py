@@ -9,8 +9,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, Field
 from pydantic_core import PydanticCustomError
 
-from scoperag.core.filterable_fields import Condition, FieldType, FilterableField
-from scoperag.core.settings import Settings
+from scoperag.core.config.settings import Settings
+from scoperag.core.filters.fields import Condition, FieldType, FilterableField
 
 PAYLOAD_CONTRACT = "doc_extension_payload/v1"
 COLLECTION = "docs"

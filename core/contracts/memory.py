@@ -10,9 +10,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from scoperag.core.config.settings import Settings
 from scoperag.core.errors import InvalidParameterError
-from scoperag.core.filterable_fields import Condition, FieldType, FilterableField
-from scoperag.core.settings import Settings
+from scoperag.core.filters.fields import Condition, FieldType, FilterableField
 
 COLLECTION = "memories"
 TIME_KEY = "created_at_ts"  # numeric twin of created_at: what date ranges use

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from scoperag.core.filterable_fields import FieldType, FilterableField
-from scoperag.core.settings import Settings
-from scoperag.core.user_fields import configured_fields
+from scoperag.core.config.settings import Settings
+from scoperag.core.filters.fields import FieldType, FilterableField
+from scoperag.core.filters.user_fields import configured_fields
 
 
 class PdfPagePayload(BaseModel):

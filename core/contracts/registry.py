@@ -9,8 +9,8 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from scoperag.core.filterable_fields import FilterableField
-from scoperag.core.settings import Settings
+from scoperag.core.config.settings import Settings
+from scoperag.core.filters.fields import FilterableField
 
 
 def contract_module(profile: str) -> ModuleType:

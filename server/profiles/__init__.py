@@ -1,6 +1,6 @@
 """The profiles, each declared once as `PROFILE` in its own module of this package.
 
-The list of profiles is `scoperag.core.settings.PROFILES`, which the settings check
+The list of profiles is `scoperag.core.config.settings.PROFILES`, which the settings check
 SCOPERAG_PROFILES against (core cannot import the server); profile `x` is declared in
 `scoperag.server.profiles.x`. Adding a profile adds its module here and its name there.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable
 
-from scoperag.core.settings import PROFILES
+from scoperag.core.config.settings import PROFILES
 from scoperag.server.profiles.declaration import Profile
 
 

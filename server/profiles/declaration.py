@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from scoperag.core.settings import Settings
+from scoperag.core.config.settings import Settings
 
 
 class DeleteTarget(NamedTuple):

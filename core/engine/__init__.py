@@ -1,0 +1,1 @@
+"""The vector engines behind one seam (`backend.VectorBackend`): collections, searches, checks."""

@@ -1,0 +1,1 @@
+"""qdrant-client's engines: local mode (`path=`) and a Qdrant server (`url=`)."""

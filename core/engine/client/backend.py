@@ -1,0 +1,228 @@
+"""`VectorBackend` on qdrant-client: embedded local mode (`path=`) or a Qdrant server (`url=`)."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
+from scoperag.core.embedding.bm25 import document_vector, node_text
+from scoperag.core.engine.backend import ALL_VALUES, VectorBackend
+from scoperag.core.engine.client import reindex as client_reindex
+from scoperag.core.engine.client import search as client_search
+from scoperag.core.engine.collection_embedder import searchable
+from scoperag.core.engine.error_kinds import is_store_locked
+from scoperag.core.engine.search_request import SearchRequest, SearchResult
+from scoperag.core.engine.vector_names import DENSE_VECTOR, SPARSE_VECTOR
+from scoperag.core.errors import QdrantUnreachableError, StoreLockedError
+
+
+class QdrantClientBackend(VectorBackend):
+    """Every call goes through one `QdrantClient`."""
+
+    def __init__(self, client: QdrantClient, name: str) -> None:
+        self.client = client
+        self.name = name
+        self.fresh_registry = name == "server"  # other processes may write a server
+        self._keywords: dict[str, bool] = {}
+
+    @classmethod
+    def local(cls, path: Path) -> QdrantClientBackend:
+        """Embedded store under `path`; a clear error if another process holds it."""
+        path.mkdir(parents=True, exist_ok=True)
+        try:
+            client = QdrantClient(path=str(path))
+        except RuntimeError as exc:
+            if is_store_locked(exc):
+                raise StoreLockedError(str(path)) from None
+            raise
+        return cls(client, "local")
+
+    @classmethod
+    def server(cls, url: str, api_key: str | None) -> QdrantClientBackend:
+        """A Qdrant server, checked at once: one clear error if it does not answer."""
+        client = QdrantClient(url=url, api_key=api_key, timeout=30, check_compatibility=False)
+        try:
+            client.get_collections()
+        except ResponseHandlingException as exc:  # no HTTP answer: refused, DNS, TLS, timeout
+            client.close()
+            raise QdrantUnreachableError(url, str(exc.source or exc)) from None
+        except UnexpectedResponse as exc:
+            client.close()
+            if exc.status_code in (401, 403):
+                raise QdrantUnreachableError(
+                    url, f"HTTP {exc.status_code}: wrong API key"
+                ) from None
+            raise
+        return cls(client, "server")
+
+    def has_keywords(self, collection: str) -> bool:
+        if collection not in self._keywords:
+            params = self.client.get_collection(collection).config.params
+            self._keywords[collection] = SPARSE_VECTOR in (params.sparse_vectors or {})
+        return self._keywords[collection]
+
+    def add_keywords(self, collection: str) -> int:
+        """Rebuild the collection with BM25 vectors, resumably (`core.engine.client.reindex`)."""
+        return client_reindex.add_keywords(self, collection)
+
+    def search(self, request: SearchRequest) -> SearchResult:
+        if not searchable(self, request):
+            return SearchResult(hits=[], exists=False, keywords=False)
+        keywords = self.has_keywords(request.collection)
+        flt = self._visible(request.collection, request.filter)
+        hybrid = keywords and bool(request.text and request.text.strip())
+        hits = client_search.search(self.client, request, flt, hybrid)
+        count = None
+        if request.count_cap is not None:
+            count = client_search.count_above(self.client, request, flt, request.count_cap)
+        return SearchResult(hits=hits, exists=True, keywords=keywords, count=count)
+
+    def _visible(self, collection: str, flt: models.Filter | None) -> models.Filter | None:
+        """`flt` narrowed to what readers may see (`core.engine.generations`)."""
+        return self.generations.visible(collection, flt)
+
+    def list_collections(self) -> list[str]:
+        return sorted(c.name for c in self.client.get_collections().collections)
+
+    def collection_exists(self, collection: str) -> bool:
+        return self.client.collection_exists(collection)
+
+    def create_collection(self, collection: str, dimension: int, metadata: dict[str, Any]) -> None:
+        self.generations.forget(collection)
+        self._keywords.pop(collection, None)
+        self.client.create_collection(
+            collection_name=collection,
+            vectors_config={
+                DENSE_VECTOR: models.VectorParams(size=dimension, distance=models.Distance.COSINE)
+            },
+            sparse_vectors_config={
+                SPARSE_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)
+            },
+            metadata=metadata,
+        )
+
+    def collection_metadata(self, collection: str) -> dict[str, Any]:
+        return self.client.get_collection(collection).config.metadata or {}
+
+    def update_collection_metadata(self, collection: str, changes: dict[str, Any]) -> None:
+        self.client.update_collection(collection, metadata=changes)
+        self.generations.forget(collection)  # a registry written through another process
+
+    def payload_indexes(self, collection: str) -> dict[str, str]:
+        schema = self.client.get_collection(collection).payload_schema or {}
+        return {key: str(info.data_type.value) for key, info in schema.items()}
+
+    def create_index(self, collection: str, key: str, schema: str) -> None:
+        with warnings.catch_warnings():
+            # Local mode ignores payload indexes (it scans every point, as the README says),
+            # so its warning for each one is noise here.
+            warnings.simplefilter("ignore")
+            logging.getLogger("qdrant_client").disabled = True
+            try:
+                kind = models.PayloadSchemaType(schema)
+                self.client.create_payload_index(collection, key, field_schema=kind, wait=True)
+            finally:
+                logging.getLogger("qdrant_client").disabled = False
+
+    def delete(self, collection: str, flt: models.Filter) -> None:
+        selector = models.FilterSelector(filter=flt)
+        self.client.delete(collection, points_selector=selector, wait=True)
+
+    def delete_collection(self, collection: str) -> None:
+        self._keywords.pop(collection, None)
+        self.client.delete_collection(collection)
+        self.generations.forget(collection)
+
+    def scroll(
+        self,
+        collection: str,
+        flt: models.Filter | None,
+        limit: int,
+        offset: int = 0,
+        order_by: models.OrderBy | None = None,
+        with_vectors: bool = False,
+    ) -> list[models.Record]:
+        flt = self._visible(collection, flt)
+        if order_by is not None:
+            # as on Edge: the points skipped are read by id alone, the page's then fetched whole
+            records, _ = self.client.scroll(
+                collection,
+                scroll_filter=flt,
+                limit=offset + limit,
+                order_by=order_by,
+                with_payload=offset == 0,
+                with_vectors=with_vectors and offset == 0,
+            )
+            if not offset:
+                return records
+            ids = [record.id for record in records[offset:]]
+            found = self.client.retrieve(collection, ids, with_vectors=with_vectors)
+            found = {record.id: record for record in found}
+            return [found[point_id] for point_id in ids if point_id in found]
+        records: list[models.Record] = []
+        next_offset = None
+        while len(records) < offset + limit:
+            batch, next_offset = self.client.scroll(
+                collection,
+                scroll_filter=flt,
+                limit=min(offset + limit - len(records), 1024),
+                offset=next_offset,
+                with_vectors=with_vectors,
+            )
+            records += batch
+            if next_offset is None:
+                break
+        return records[offset:]
+
+    def points(self, collection: str, batch_size: int = 512) -> Iterator[list[models.Record]]:
+        """Every point with its vectors and payload, a page at a time (for migrations)."""
+        cursor = None
+        while True:
+            batch, cursor = self.client.scroll(
+                collection, limit=batch_size, offset=cursor, with_vectors=True
+            )
+            if batch:
+                yield batch
+            if cursor is None:
+                return
+
+    def count(self, collection: str, flt: models.Filter | None) -> int:
+        flt = self._visible(collection, flt)
+        return self.client.count(collection, count_filter=flt, exact=True).count
+
+    def facet(
+        self, collection: str, key: str, flt: models.Filter | None, limit: int
+    ) -> dict[Any, int]:
+        flt = self._visible(collection, flt)
+        response = self.client.facet(collection, key=key, facet_filter=flt, limit=limit, exact=True)
+        return {hit.value: hit.count for hit in response.hits}
+
+    def key_values(self, collection: str, key: str) -> list[Any]:
+        response = self.client.facet(collection, key=key, limit=ALL_VALUES, exact=False)
+        return [hit.value for hit in response.hits]
+
+    def set_payload(self, collection: str, point_id: int | str, payload: dict[str, Any]) -> None:
+        self.client.set_payload(collection, payload=payload, points=[point_id], wait=True)
+
+    def upsert_points(self, collection: str, points: list[models.PointStruct]) -> None:
+        if self.has_keywords(collection):
+            points = [_with_keywords(point) for point in points]
+        self.client.upsert(collection, points=points, wait=True)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def _with_keywords(point: models.PointStruct) -> models.PointStruct:
+    """The point with its BM25 vector, computed from its text when it has none."""
+    vector = point.vector
+    if not isinstance(vector, dict) or SPARSE_VECTOR in vector:
+        return point
+    sparse = document_vector(node_text(point.payload or {}))
+    return point.model_copy(update={"vector": {**vector, SPARSE_VECTOR: sparse}})

@@ -1,0 +1,58 @@
+"""Adding BM25 vectors to a qdrant-client collection built before hybrid search (`reindex`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from qdrant_client import models
+
+from scoperag.core.engine.vector_names import DENSE_VECTOR
+
+if TYPE_CHECKING:
+    from scoperag.core.engine.client.backend import QdrantClientBackend
+
+SPARE = "__reindex"  # suffix of the spare copy `add_keywords` makes
+
+
+def add_keywords(backend: QdrantClientBackend, collection: str) -> int:
+    """Copy into `<collection>__reindex`, recreate the collection with BM25, copy back.
+
+    Resumable: the spare copy outlives a crash while the collection is being rebuilt, and
+    the next run finishes from it (the engine has no atomic rename to do it in one step).
+    """
+    spare = f"{collection}{SPARE}"
+    exists = backend.client.collection_exists(collection)
+    if exists and backend.has_keywords(collection) and not backend.client.collection_exists(spare):
+        return 0
+    if exists and not backend.has_keywords(collection):
+        backend.delete_collection(spare)  # a spare from a crash before the original was touched
+        _copy(backend, collection, spare)
+        backend.delete_collection(collection)
+    if not backend.client.collection_exists(collection):
+        _copy_shape(backend, spare, collection)
+    copied = _copy_points(backend, spare, collection)
+    backend.delete_collection(spare)
+    return copied
+
+
+def _copy(backend: QdrantClientBackend, source: str, target: str) -> int:
+    _copy_shape(backend, source, target)
+    return _copy_points(backend, source, target)
+
+
+def _copy_shape(backend: QdrantClientBackend, source: str, target: str) -> None:
+    """An empty BM25-keeping collection with the dimension, metadata, indexes of `source`."""
+    config = backend.client.get_collection(source).config
+    dimension = config.params.vectors[DENSE_VECTOR].size
+    backend.create_collection(target, dimension, config.metadata or {})
+    for key, kind in backend.payload_indexes(source).items():
+        backend.create_index(target, key, kind)
+
+
+def _copy_points(backend: QdrantClientBackend, source: str, target: str) -> int:
+    copied = 0
+    for page in backend.points(source):
+        points = [models.PointStruct(id=r.id, vector=r.vector, payload=r.payload) for r in page]
+        backend.upsert_points(target, points)
+        copied += len(page)
+    return copied

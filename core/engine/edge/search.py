@@ -1,0 +1,152 @@
+"""Dense and hybrid (dense + BM25, fused by the engine) searches on one Qdrant Edge shard."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import qdrant_edge as edge
+from qdrant_client import models
+
+from scoperag.core.embedding.bm25 import query_vector
+from scoperag.core.engine.backend import FUSION_CANDIDATES, meaning_breaks_ties
+from scoperag.core.engine.edge.conversion import plain_id, to_edge_vectors
+from scoperag.core.engine.search_request import SearchRequest, SearchResult
+from scoperag.core.engine.vector_names import SPARSE_VECTOR
+
+if TYPE_CHECKING:
+    from scoperag.core.engine.edge.collection import EdgeCollection
+
+
+def search(store: EdgeCollection, request: SearchRequest) -> SearchResult:
+    """`VectorBackend.search` on an Edge shard of an existing collection (see there)."""
+    if request.count_cap is None:
+        hits, count = _page(store, request), None
+    else:
+        hits, count = _counted(store, request, request.count_cap)
+    return SearchResult(hits=hits, exists=True, keywords=store.keywords, count=count)
+
+
+def _page(store: EdgeCollection, request: SearchRequest) -> list[models.ScoredPoint]:
+    edge_filter = store.visible(request.filter)  # narrowed to what readers may see
+    dense, limit, offset, floor = (
+        request.dense,
+        request.limit,
+        request.offset,
+        request.score_threshold,
+    )
+    if _hybrid(store, request.text):
+        candidates = max(offset + limit, FUSION_CANDIDATES)
+        nearest = _nearest(store, dense, edge_filter, candidates, 0, floor, False)
+        return _fused(store, dense, request.text, nearest, limit, offset, request.with_payload)
+    points = _nearest(store, dense, edge_filter, limit, offset, floor, request.with_payload)
+    return [_scored(point, point.score) for point in points]
+
+
+def _counted(
+    store: EdgeCollection, request: SearchRequest, cap: int
+) -> tuple[list[models.ScoredPoint], int]:
+    """One ids-only nearest-neighbour query settles the count and the candidates; the page's
+    payloads come by id (or with the fusion)."""
+    edge_filter = store.visible(request.filter)
+    dense, limit, offset, floor = (
+        request.dense,
+        request.limit,
+        request.offset,
+        request.score_threshold,
+    )
+    depth = offset + limit
+    nearest = _nearest(store, dense, edge_filter, max(depth, cap), 0, floor, False)
+    if _hybrid(store, request.text):
+        candidates = nearest[: max(depth, FUSION_CANDIDATES)]
+        page = _fused(store, dense, request.text, candidates, limit, offset, request.with_payload)
+    else:
+        page = _with_payloads(store, nearest[offset:depth], request.with_payload)
+    return page, min(len(nearest), cap)
+
+
+def _hybrid(store: EdgeCollection, text: str | None) -> bool:
+    return bool(text and text.strip() and store.keywords)
+
+
+def _fused(
+    store: EdgeCollection,
+    dense: list[float],
+    text: str,
+    nearest: list[Any],
+    limit: int,
+    offset: int,
+    with_payload: bool | list[str],
+) -> list[models.ScoredPoint]:
+    """The candidates ranked by meaning and keywords, fused by the engine (DBSF)."""
+    cosines = {point.id: point.score for point in nearest}  # the engine's ids, not converted
+    if not cosines:
+        return []
+    # The fusion ranks exactly these candidates by meaning and by keywords: both prefetches
+    # read only their ids (the filter and floor are settled), so the nearest-neighbour
+    # search runs once and the candidates' cosines are already known.
+    among = edge.Filter(must=[edge.HasIdCondition(set(cosines))])
+    fused = store.client.query(
+        edge.QueryRequest(
+            limit=limit,
+            offset=offset,
+            query=edge.Fusion.Dbsf(),
+            prefetches=[
+                edge.Prefetch(
+                    limit=len(cosines),
+                    query=edge.Query.Nearest(list(dense), using=store.dense_vector_name),
+                    filter=among,
+                    params=edge.SearchParams(exact=True),
+                ),
+                edge.Prefetch(
+                    limit=len(cosines),
+                    query=edge.Query.Nearest(
+                        to_edge_vectors(query_vector(text)), using=SPARSE_VECTOR
+                    ),
+                    filter=among,
+                ),
+            ],
+            with_payload=with_payload,
+        )
+    )
+    return meaning_breaks_ties(
+        [(point.score, _scored(point, cosines[point.id])) for point in fused]
+    )
+
+
+def _with_payloads(
+    store: EdgeCollection, nearest: list[Any], with_payload: bool | list[str]
+) -> list[models.ScoredPoint]:
+    """These ids-only hits, in their order, with their payloads."""
+    if not nearest:
+        return []
+    records = store.by_id([point.id for point in nearest], with_payload=with_payload)
+    return [_scored(records[point.id], point.score) for point in nearest if point.id in records]
+
+
+def _nearest(
+    store: EdgeCollection,
+    dense: list[float],
+    edge_filter: edge.Filter | None,
+    limit: int,
+    offset: int,
+    score_threshold: float | None,
+    with_payload: bool | list[str],
+) -> list[Any]:
+    """The engine's dense nearest neighbours, as it returns them (ids, scores, payloads)."""
+    return store.client.query(
+        edge.QueryRequest(
+            limit=limit,
+            offset=offset,
+            query=edge.Query.Nearest(list(dense), using=store.dense_vector_name),
+            filter=edge_filter,
+            params=store.plan_search(edge_filter, offset + limit),
+            score_threshold=score_threshold,
+            with_payload=with_payload,
+        )
+    )
+
+
+def _scored(point: Any, score: float) -> models.ScoredPoint:
+    return models.ScoredPoint(
+        id=plain_id(point.id), version=0, score=score, payload=point.payload or None
+    )

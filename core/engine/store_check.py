@@ -1,0 +1,134 @@
+"""Damaged collections are errors naming the collection, its path and what to do, never served.
+
+Opening a collection checks what is cheap before the engine loads it: collection.json parses
+and records a dimension, the shard's config and every segment's state file are readable and
+agree on the dense dimension, and at least one segment is present (the engine loads a shard
+whose segments are gone as an empty one). On every read, an engine storage error (a page that
+does not decompress, a vector that is not readable) and a score no intact vector gives (not
+finite, or a cosine beyond `COSINE_LIMIT`) raise `CorruptCollectionError`; other collections go on.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as edge
+
+from scoperag.core.engine.vector_names import DENSE_VECTOR
+from scoperag.core.errors import ScoperagError
+
+# A query without prefetches is a dense (cosine) search here: its scores lie in [-1, 1].
+COSINE_LIMIT = 1.0 + 1e-3
+_STORAGE_ERRORS = ("Service runtime error", "Service internal error")
+_NOT_DAMAGE = ("Not enough space", "No space left", "Too many open files", "Cannot allocate")
+_READS = frozenset({"scroll", "retrieve", "count", "info", "facet", "query"})
+
+
+class CorruptCollectionError(ScoperagError):
+    """A collection whose files cannot be read as they should."""
+
+    def __init__(self, collection: str, path: Path, reason: str) -> None:
+        self.collection, self.path, self.reason = collection, path, reason
+        super().__init__(
+            f"Collection '{collection}' at {path} cannot be read: {reason}. Its files are damaged "
+            "or incomplete: restore that folder from a backup, or delete the collection "
+            f"(`scoperag delete`) and ingest its sources again. `scoperag check` reports every "
+            "collection's state; other collections are not affected."
+        )
+
+
+def read_record(collection: str, path: Path) -> dict[str, Any]:
+    """collection.json parsed, with a dimension and metadata, else `CorruptCollectionError`."""
+    try:
+        record = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError and JSONDecodeError included
+        raise CorruptCollectionError(collection, path.parent, f"{path.name}: {exc}") from None
+    dimension = record.get("dimension") if isinstance(record, dict) else None
+    if not isinstance(dimension, int) or not isinstance(record.get("metadata"), dict):
+        reason = f"{path.name} has no whole 'dimension' and 'metadata' object"
+        raise CorruptCollectionError(collection, path.parent, reason)
+    return record
+
+
+def shard_problems(shard: Path, dimension: int) -> list[str]:
+    """What the cheap file checks find wrong with a shard folder (empty: nothing)."""
+    problems = _dense_size_problems(shard / "edge_config.json", dimension, ("vectors",))
+    segments = sorted(path for path in (shard / "segments").glob("*") if path.is_dir())
+    if not segments:
+        problems.append(f"{shard / 'segments'} holds no segment (its points are gone)")
+    for segment in segments:
+        state = ("config", "vector_data")
+        problems += _dense_size_problems(segment / "segment.json", dimension, state)
+        try:
+            (segment / "version.info").read_bytes().decode("ascii")
+        except (OSError, ValueError) as exc:
+            problems.append(f"{segment / 'version.info'}: {exc}")
+    return problems
+
+
+def _dense_size_problems(path: Path, dimension: int, keys: tuple[str, ...]) -> list[str]:
+    """Problems of a JSON file whose `keys` path leads to the vectors' settings."""
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+        for key in keys:
+            data = data[key]
+        size = data[DENSE_VECTOR]["size"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return [f"{path}: unreadable ({type(exc).__name__}: {exc})"]
+    if size != dimension:
+        return [f"{path}: dense vectors of {size} dimensions, collection.json says {dimension}"]
+    return []
+
+
+def load_shard(collection: str, folder: Path, dimension: int) -> edge.EdgeShard:
+    """The shard in `folder`, loaded after the file checks; `CorruptCollectionError` if it is
+    damaged (the engine's own load error included)."""
+    problems = shard_problems(folder, dimension)
+    if problems:
+        raise CorruptCollectionError(collection, folder.parent, "; ".join(problems))
+    try:
+        return edge.EdgeShard.load(str(folder))
+    except Exception as exc:  # the engine raises plain Exception
+        raise CorruptCollectionError(collection, folder.parent, str(exc)) from None
+
+
+class CheckedShard:
+    """An Edge shard whose reads raise `CorruptCollectionError` on storage errors and on scores
+    no intact vector gives; writes and everything else pass through as they are."""
+
+    def __init__(self, shard: edge.EdgeShard, collection: str, folder: Path) -> None:
+        self.shard, self.collection, self.folder = shard, collection, folder
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.shard, name)
+        if name not in _READS:
+            return method
+
+        def read(*args: Any, **kwargs: Any) -> Any:
+            try:
+                result = method(*args, **kwargs)
+            except Exception as exc:
+                text = str(exc)
+                if text.startswith(_STORAGE_ERRORS) and not any(n in text for n in _NOT_DAMAGE):
+                    raise CorruptCollectionError(self.collection, self.folder, text) from None
+                raise
+            if name == "query":
+                request = args[0] if args else kwargs["request"]
+                self.check_scores(result, cosine=not request.prefetches)
+            return result
+
+        return read
+
+    def check_scores(self, points: list[Any], cosine: bool) -> None:
+        """Scores must be finite, and cosines within [-1, 1] (fused scores have no bound)."""
+        limit = COSINE_LIMIT if cosine else math.inf
+        for point in points:
+            if not (math.isfinite(point.score) and abs(point.score) <= limit):
+                reason = (
+                    f"point {point.id} scored {point.score!r}, which no intact vector gives "
+                    "(its dense vectors are damaged)"
+                )
+                raise CorruptCollectionError(self.collection, self.folder, reason)

@@ -1,0 +1,2 @@
+"""Filterable fields: a tool parameter, a Qdrant condition and a payload index from one
+declaration."""

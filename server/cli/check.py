@@ -1,0 +1,165 @@
+"""`scoperag check [--json]`: the state of every collection, and the problems found in it.
+
+Per collection: points, segments, payload indexes, hidden generations (`core.engine.generations`)
+and problems. Files are checked here, read-only (`core.engine.store_check`); the engine's
+checks (count, indexes, registry, a search whose scores must be possible ones) run where the
+store is open: in this process, or in the running process that owns it. Exit status 1 if a problem is found.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import click
+from pydantic import BaseModel, Field
+
+from scoperag.core.config.settings import Settings
+
+
+class CollectionCheck(BaseModel):
+    name: str
+    path: str | None = Field(description="The collection's folder (embedded Edge store only).")
+    points: int | None = None
+    segments: int | None = Field(default=None, description="Segment folders on disk (Edge).")
+    payload_indexes: dict[str, str] = Field(default_factory=dict)
+    hidden_generations: list[dict[str, Any]] = Field(
+        default_factory=list, description="Registry entries: points readers must not see."
+    )
+    problems: list[str] = Field(default_factory=list)
+
+
+class StoreCheck(BaseModel):
+    data_dir: str
+    engine: str
+    checked_in: str = Field(description="Which process ran the engine's checks, and why.")
+    disk: str | None = Field(default=None, description="Free space against the write floor.")
+    problems: list[str] = Field(default_factory=list, description="Store-wide problems.")
+    collections: list[CollectionCheck]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and not any(c.problems for c in self.collections)
+
+
+def check_store(settings: Settings) -> StoreCheck:
+    """Check every collection of the store `settings` name."""
+    from scoperag.server.runtime import Runtime
+
+    runtime = Runtime(settings)
+    try:
+        backend = runtime.backend
+        engine = settings.effective_backend
+        root = settings.data_dir / "edge" if engine == "edge" else None
+        report = StoreCheck(
+            data_dir=str(settings.data_dir),
+            engine=engine,
+            checked_in=_where(backend, settings),
+            collections=[],
+        )
+        if root is not None:
+            _disk(report, root)
+        for name in backend.list_collections():
+            report.collections.append(_check_collection(backend, name, root))
+        return report
+    finally:
+        runtime.close()
+
+
+def _where(backend: Any, settings: Settings) -> str:
+    if settings.effective_backend == "server":
+        return f"the Qdrant server at {settings.qdrant_url}"
+    if getattr(backend, "role", "owner") == "owner":
+        return "this process (no other process had the store open)"
+    from scoperag.core.engine.sharing.owner import engine_dir, read_record
+
+    record = read_record(engine_dir(settings)) or {}
+    return (
+        f"process {record.get('pid', '?')} ({record.get('command', 'unknown command')}), which "
+        "has the store open; files were checked here, read-only"
+    )
+
+
+def _disk(report: StoreCheck, root: Path) -> None:
+    from scoperag.core.engine.disk_space import MIB, MIN_FREE_ENV, free_bytes, min_free_bytes
+
+    free, floor = free_bytes(root), min_free_bytes()
+    report.disk = f"{free / MIB:.1f} MiB free, writes need {floor / MIB:.0f} MiB ({MIN_FREE_ENV})"
+    if free < floor:
+        report.problems.append(f"{root}: {report.disk}; writes are refused until space is freed")
+
+
+def _check_collection(backend: Any, name: str, root: Path | None) -> CollectionCheck:
+    from scoperag.core.engine.generations import REGISTRY_KEY
+    from scoperag.core.engine.search_request import SearchRequest
+
+    check = CollectionCheck(name=name, path=str(root / name) if root else None)
+    dimension = _check_files(check, root / name) if root is not None else None
+    if check.problems:
+        return check  # the engine would refuse to load it: do not ask it
+    try:
+        check.points = backend.count(name, None)
+        check.payload_indexes = backend.payload_indexes(name)
+        metadata = backend.collection_metadata(name)
+        check.hidden_generations = list(metadata.get(REGISTRY_KEY, []))
+        if dimension and check.points:
+            probe = [1 / math.sqrt(dimension)] * dimension
+            backend.search(SearchRequest(collection=name, dense=probe, limit=10))  # scores checked
+    except Exception as exc:  # every failure is a finding, reported beside the others
+        check.problems.append(f"{type(exc).__name__}: {exc}")
+    return check
+
+
+def _check_files(check: CollectionCheck, folder: Path) -> int | None:
+    """File checks of an Edge collection (problems added to `check`); its dense dimension."""
+    from scoperag.core.engine.store_check import CorruptCollectionError, read_record, shard_problems
+
+    try:
+        record = read_record(check.name, folder / "collection.json")
+    except CorruptCollectionError as exc:
+        check.problems.append(exc.reason)
+        return None
+    shard = folder / record.get("shard", "shard")
+    check.segments = sum(1 for path in (shard / "segments").glob("*") if path.is_dir())
+    check.problems += shard_problems(shard, record["dimension"])
+    return record["dimension"]
+
+
+def _print(report: StoreCheck) -> None:
+    click.echo(f"data dir {report.data_dir} (engine: {report.engine})")
+    click.echo(f"engine checks ran in {report.checked_in}")
+    if report.disk:
+        click.echo(f"disk: {report.disk}")
+    for problem in report.problems:
+        click.secho(f"PROBLEM: {problem}", fg="red")
+    for check in report.collections:
+        indexes = ", ".join(f"{key}({kind})" for key, kind in sorted(check.payload_indexes.items()))
+        click.echo(
+            f"{check.name}: {check.points if check.points is not None else '?'} points, "
+            f"{check.segments if check.segments is not None else '?'} segments, "
+            f"{len(check.hidden_generations)} hidden generations, indexes: {indexes or 'none'}"
+        )
+        for problem in check.problems:
+            click.secho(f"  PROBLEM: {problem}", fg="red")
+    click.echo("no problems found" if report.ok else "problems found (see above)")
+
+
+def register(cli: click.Group, ingest: click.Group) -> None:
+    """Add `scoperag check`."""
+
+    @cli.command()
+    @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+    def check(as_json: bool) -> None:
+        """Check every collection: points, segments, indexes, hidden generations, problems
+        (exit status 1 if any). Runs beside a running server: it asks the owning process."""
+        from scoperag.server.cli.support import load_settings, run_friendly
+
+        report = run_friendly(lambda: check_store(load_settings()))
+        if as_json:
+            click.echo(json.dumps({**report.model_dump(), "ok": report.ok}, indent=2))
+        else:
+            _print(report)
+        if not report.ok:
+            raise SystemExit(1)

@@ -1,0 +1,99 @@
+"""`scoperag list`, `scoperag delete` and `scoperag samples`: see and manage the stored data."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from scoperag.server.cli.demo import SAMPLES
+from scoperag.server.cli.profile_args import ProfileName
+from scoperag.server.cli.support import load_settings, run_friendly
+from scoperag.server.profiles import declaration, declarations
+
+
+def _print_listing(listing: dict) -> None:
+    from scoperag.server.data_admin import HASH_SHOWN
+
+    click.echo(f"data dir {listing['data_dir']} (engine: {listing['backend']})")
+    for data in listing["profiles"]:
+        head = f"{data['profile']:<7} collection {data['collection']!r}"
+        if not data["exists"]:
+            click.echo(f"{head}: empty (nothing ingested)")
+            continue
+        click.echo(f"{head}: {data['points']} points, built with {data['embedder']}")
+        for name, counts in data["groups"].items():
+            shown = ", ".join(f"{value} ({n})" for value, n in counts.items()) or "none"
+            click.echo(f"  {name} ({len(counts)}): {shown}")
+        for content_hash, words in (data["hashes"] or {}).items():
+            click.echo(f"  {content_hash[:HASH_SHOWN]}  {words}")
+    served = {data["collection"] for data in listing["profiles"]}
+    others = [name for name in listing["collections"] if name not in served]
+    if others:
+        click.echo(f"other collections: {', '.join(others)}")
+
+
+def register(cli: click.Group, ingest: click.Group) -> None:
+    """Add the data management commands."""
+
+    @cli.command("list")
+    @click.argument("profiles", nargs=-1, type=ProfileName())
+    @click.option(
+        "--hashes", is_flag=True, help="Also list each memory's content hash and first words."
+    )
+    @click.option("--json", "as_json", is_flag=True, help="Print the listing as JSON.")
+    def list_command(profiles: tuple[str, ...], hashes: bool, as_json: bool) -> None:
+        """List the collections, and per enabled profile (or per PROFILE given) what is stored
+        (PDF documents, books, memories by tag and type, D&D and docs documents) with counts
+        in points and the embedder."""
+        from scoperag.server.data_admin import list_store
+        from scoperag.server.runtime import Runtime
+
+        runtime = Runtime(load_settings())
+        try:
+            listing = run_friendly(
+                lambda: list_store(runtime.backend, runtime.settings, list(profiles), hashes)
+            )
+        finally:
+            runtime.close()
+        if as_json:
+            click.echo(json.dumps(listing.model_dump(), indent=2))
+        else:
+            _print_listing(listing.model_dump())
+
+    @cli.command("delete")
+    @click.argument("kind", type=ProfileName(extra=("tag", "collection")))
+    @click.argument("name")
+    @click.option("--yes", is_flag=True, help="Delete without asking.")
+    @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+    def delete_command(kind: str, name: str, yes: bool, as_json: bool) -> None:
+        """Delete one thing: `pdf DOCUMENT_ID`, `books BOOK_ID`, `memory CONTENT_HASH` (or a
+        unique prefix of it, see `list memory --hashes`), `tag TAG` (every memory with it),
+        `docs DOC_ID`, `dnd DOCUMENT_SLUG`, or `collection PROFILE` (the profile's whole
+        collection; its collection's name works too). Asks first unless --yes."""
+        from scoperag.server.data_admin import delete, planned_deletion
+        from scoperag.server.runtime import Runtime
+
+        runtime = Runtime(load_settings())
+        try:
+            backend, settings = runtime.backend, runtime.settings
+            plan = run_friendly(lambda: planned_deletion(backend, settings, kind, name))
+            if not yes:
+                question = f"Delete {plan.kind} {plan.id!r} ({plan.points} points)?"
+                click.confirm(question, abort=True, err=True)
+            report = run_friendly(lambda: delete(backend, settings, kind, name))
+        finally:
+            runtime.close()
+        click.echo(json.dumps(report.model_dump(), indent=2) if as_json else report.message)
+
+    @cli.command("samples")
+    @click.argument("profile", type=ProfileName(), required=False)
+    def samples_command(profile: str | None) -> None:
+        """Print the path of a profile's bundled sample (all of them, with the command that
+        ingests each, when no profile is given)."""
+        if profile:
+            click.echo(str(SAMPLES / declaration(profile).sample.path))
+            return
+        for declared in declarations():
+            path = SAMPLES / declared.sample.path
+            click.echo(f"{declared.name:<7} {declared.sample.command.format(path=path)}")

@@ -1,0 +1,151 @@
+"""The `scoperag` command line: config, path, serve, ingest, demo (profiles add subcommands)."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import faulthandler
+import json
+import signal
+import sys
+from functools import partial
+from pathlib import Path
+
+import click
+
+from scoperag.core.config.settings import PROFILES
+from scoperag.core.errors import ScoperagError
+from scoperag.server.cli.profile_args import ProfileGroup
+from scoperag.server.cli.support import load_settings, run_friendly
+from scoperag.server.profiles import declarations
+
+
+@click.group()
+@click.version_option(package_name="scoperag")
+def cli() -> None:
+    """scoperag: metadata-scoped retrieval over Qdrant, served as MCP tools."""
+
+
+@cli.command()
+def config() -> None:
+    """Print the effective settings (from SCOPERAG_* environment variables) as JSON."""
+    click.echo(json.dumps(load_settings().public_view(), indent=2))
+
+
+@cli.command()
+def path() -> None:
+    """Print the data directory (SCOPERAG_DATA_DIR)."""
+    click.echo(str(load_settings().data_dir))
+
+
+@cli.command()
+@click.option(
+    "--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
+@click.option("--port", default=8000, show_default=True, type=int, help="HTTP port.")
+@click.option("--profiles", default=None, help=f"Comma-separated subset of {','.join(PROFILES)}.")
+def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
+    """Run the MCP server over stdio (default) or streamable HTTP."""
+    from scoperag.server.cli.terminal import announce, serve_stdio
+    from scoperag.server.mcp.app import build_server
+    from scoperag.server.mcp.warm_up import start_warm_up
+    from scoperag.server.runtime import Runtime
+
+    runtime = Runtime(load_settings(profiles=profiles))
+    if transport == "http":
+        from scoperag.server.http.security import is_loopback
+
+        if not is_loopback(host) and not runtime.settings.http_token:
+            raise click.UsageError(
+                f"--host {host} is not a loopback address, so anyone who can reach it could use "
+                "the server: set SCOPERAG_HTTP_TOKEN to a secret bearer token, or bind 127.0.0.1."
+            )
+    mcp = build_server(runtime)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop as on Ctrl+C: close below
+    start_warm_up(runtime)  # handlers and model load while the client initialises and lists
+    try:
+        if transport == "stdio":
+            announce("stdio", profiles=profiles)
+            serve_stdio(mcp)
+            return
+        from scoperag.server.http.app import build_http_app
+        from scoperag.server.http.limits import http_server
+
+        ready = partial(announce, "http", f"http://{host}:{port}/mcp", profiles)
+        with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the Ctrl+C it handled
+            http_server(build_http_app(runtime, mcp, host), host, port, on_ready=ready).run()
+    finally:
+        runtime.close()  # an owner hands the store on to the processes still using it
+
+
+@cli.group(cls=ProfileGroup)
+def ingest() -> None:
+    """Ingest sources into the store (beside running servers: they share the embedded store)."""
+
+
+@cli.command()
+@click.option("--query", default="How do I encrypt a PDF file?", show_default=True)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Keep the demo's store here (default: a temporary dir, removed afterwards).",
+)
+def demo(query: str, data_dir: Path | None) -> None:
+    """Ingest the bundled sample PDFs into a throw-away store and run filtered `qdrant-find`
+    calls over MCP (never touches your data dir)."""
+    from scoperag.server.cli.demo import run_demo
+
+    run_friendly(lambda: run_demo(load_settings(), query, data_dir))
+
+
+# Modules that add commands besides each profile's own (its declaration names them): each
+# defines `register(cli, ingest)` and keeps heavy imports inside its command functions, so
+# `scoperag --help` stays fast.
+COMMAND_MODULES = [
+    "scoperag.server.cli.migrate",
+    "scoperag.server.cli.bench",
+    "scoperag.server.cli.data",
+    "scoperag.server.cli.status",
+    "scoperag.server.cli.check",
+    "scoperag.server.cli.eval",
+    "scoperag.server.cli.search",
+]
+
+
+def _register_commands() -> None:
+    import importlib
+    import importlib.util
+
+    for name in [*(profile.commands for profile in declarations()), *COMMAND_MODULES]:
+        if importlib.util.find_spec(name) is not None:
+            importlib.import_module(name).register(cli, ingest)
+
+
+_register_commands()
+
+
+def main() -> None:
+    """Console-script entry point: errors meant for people end it with one line, no traceback
+    (also those raised while a command sets up, e.g. a bad SCOPERAG_FIELDS_FILE at `serve`); a
+    native crash (a signal in the engine) prints where it happened."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):  # stderr may be no file
+        faulthandler.enable()
+    try:
+        cli()
+    except ScoperagError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(1)
+    except OSError as exc:  # e.g. a data dir that cannot be created, or a full disk
+        if exc.errno == errno.ENOSPC:
+            from scoperag.core.engine.disk_space import disk_full_message
+
+            click.echo(f"Error: {disk_full_message(load_settings().data_dir)}", err=True)
+            sys.exit(1)
+        where = f" {exc.filename}" if exc.filename else ""
+        click.echo(
+            f"Error:{where}: {exc.strerror or exc} (check the path given, or SCOPERAG_DATA_DIR)",
+            err=True,
+        )
+        sys.exit(1)

@@ -1,0 +1,234 @@
+"""`scoperag migrate` (copy collections between engines) and `scoperag reindex` (add BM25
+vectors): both copy points with their vectors, without re-embedding."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import click
+from pydantic import BaseModel
+
+from scoperag.core.config.settings import Settings
+from scoperag.core.errors import ScoperagError
+from scoperag.server.cli.support import load_settings, run_friendly
+
+if TYPE_CHECKING:
+    from qdrant_client import models
+
+    from scoperag.core.engine.backend import VectorBackend
+
+ENGINES = ("local", "edge", "server")
+Progress = Callable[[int], None]
+
+
+class CollectionCopy(BaseModel):
+    """What one migrated collection holds on the target."""
+
+    collection: str
+    points: int
+    indexes: list[str]
+    seconds: float
+
+
+class MigrationReport(BaseModel):
+    source: str
+    target: str
+    collections: list[CollectionCopy]
+
+
+def engine_settings(settings: Settings, engine: str) -> Settings:
+    """The settings with `engine` chosen (the server needs SCOPERAG_QDRANT_URL)."""
+    if engine == "server" and not settings.qdrant_url:
+        raise ScoperagError("The server engine needs SCOPERAG_QDRANT_URL (and its API key).")
+    url = settings.qdrant_url if engine == "server" else None
+    return settings.model_copy(update={"backend": engine, "qdrant_url": url})
+
+
+def copy_collection(
+    source: VectorBackend,
+    target: VectorBackend,
+    collection: str,
+    settings: Settings,
+    progress: Progress | None = None,
+) -> CollectionCopy:
+    """Copy every point (id, vectors, payload) of `collection`, its metadata and its indexes.
+
+    Idempotent: points keep their ids, so a second run (or a run after an interruption)
+    overwrites instead of duplicating. A target built with another embedder is refused.
+    """
+    from scoperag.core.contracts.registry import required_indexes
+    from scoperag.core.engine.collection_embedder import EMBEDDER_KEY
+    from scoperag.core.engine.collections import ensure_indexes
+    from scoperag.core.engine.disk_space import ensure_room
+
+    began = time.perf_counter()
+    room = getattr(target, "root", None)  # where the target keeps its files, if here
+    metadata = source.collection_metadata(collection)
+    pages = source.points(collection)
+    first = next(pages, [])
+    if target.collection_exists(collection):
+        stored = target.collection_metadata(collection).get(EMBEDDER_KEY)
+        if stored != metadata.get(EMBEDDER_KEY):
+            raise ScoperagError(
+                f"Collection '{collection}' already exists on the target with another embedder "
+                f"({stored} instead of {metadata.get(EMBEDDER_KEY)}); nothing was copied."
+            )
+    else:
+        ensure_room(room, f"create '{collection}' on the target")
+        target.create_collection(collection, _dimension(metadata, first), metadata)
+    for key, kind in source.payload_indexes(collection).items():
+        if key not in target.payload_indexes(collection):
+            target.create_index(collection, key, kind)
+    ensure_indexes(target, collection, required_indexes(settings).get(collection, []))
+    copied = 0
+    for page in (first, *pages) if first else ():
+        ensure_room(room, f"copy points into '{collection}'")
+        target.upsert_points(collection, [_point(record) for record in page])
+        copied += len(page)
+        if progress:
+            progress(len(page))
+    held = target.count(collection, None)
+    if held < copied:  # more is fine: the target may have held other points already
+        raise ScoperagError(
+            f"Collection '{collection}': copied {copied} points, target holds {held}."
+        )
+    return CollectionCopy(
+        collection=collection,
+        points=copied,
+        indexes=sorted(target.payload_indexes(collection)),
+        seconds=round(time.perf_counter() - began, 2),
+    )
+
+
+def _dimension(metadata: dict[str, Any], first: list[models.Record]) -> int:
+    from scoperag.core.engine.vector_names import DENSE_VECTOR
+
+    recorded = metadata.get("scoperag_embedder", {}).get("dimension")
+    if recorded:
+        return int(recorded)
+    if first and isinstance(first[0].vector, dict) and DENSE_VECTOR in first[0].vector:
+        return len(first[0].vector[DENSE_VECTOR])
+    raise ScoperagError("The collection records no embedder dimension and holds no points.")
+
+
+def _point(record: models.Record) -> models.PointStruct:
+    from qdrant_client import models
+
+    return models.PointStruct(id=record.id, vector=record.vector, payload=record.payload)
+
+
+def chosen_collections(backend: VectorBackend, collections: list[str]) -> list[str]:
+    """`collections` (default: every one the store holds); an unknown name is an error."""
+    available = backend.list_collections()
+    unknown = sorted(set(collections) - set(available))
+    if unknown:
+        raise ScoperagError(
+            f"No collection {unknown} in the {backend.name} store; it holds: "
+            f"{', '.join(available) or 'nothing'}."
+        )
+    return collections or available
+
+
+def migrate(
+    settings: Settings, source_engine: str, target_engine: str, collections: list[str]
+) -> MigrationReport:
+    """Copy `collections` (default: all) from one engine to the other."""
+    from tqdm import tqdm
+
+    from scoperag.core.engine.collections import open_backend
+
+    if source_engine == target_engine:
+        raise ScoperagError(f"--from and --to are both '{source_engine}': choose two engines.")
+    source = open_backend(engine_settings(settings, source_engine))
+    try:
+        target = open_backend(engine_settings(settings, target_engine))
+    except BaseException:
+        source.close()
+        raise
+    try:
+        copies = []
+        for name in chosen_collections(source, collections):
+            total = source.count(name, None)
+            with tqdm(total=total, desc=name, unit="point", disable=not sys.stderr.isatty()) as bar:
+                copies.append(copy_collection(source, target, name, settings, bar.update))
+    finally:
+        source.close()
+        target.close()
+    return MigrationReport(source=source_engine, target=target_engine, collections=copies)
+
+
+def reindex(settings: Settings, collections: list[str]) -> dict[str, int]:
+    """Add BM25 vectors to `collections` (default: all): collection -> points copied.
+
+    Runs in the process that owns the store (this one, or a running server it reaches).
+    """
+    from scoperag.server.runtime import Runtime
+
+    runtime = Runtime(settings)
+    backend = runtime.backend
+    try:
+        return {
+            name: backend.add_keywords(name) for name in chosen_collections(backend, collections)
+        }
+    finally:
+        runtime.close()
+
+
+def register(cli: click.Group, ingest: click.Group) -> None:
+    """Add `migrate` and `reindex`."""
+
+    @cli.command("reindex")
+    @click.option(
+        "--collection",
+        "collections",
+        multiple=True,
+        help="Collection to reindex (repeatable); default: every collection.",
+    )
+    def reindex_command(collections: tuple[str, ...]) -> None:
+        """Add BM25 keyword vectors to collections built before hybrid search, without
+        re-embedding: the points are copied with their vectors into a collection that keeps
+        both, which replaces the old one (in the server's process when one owns the store)."""
+        report = run_friendly(lambda: reindex(load_settings(), list(collections)))
+        for name, copied in report.items():
+            done = f"{copied} points now have BM25 vectors" if copied else "already has them"
+            click.echo(f"{name}: {done}")
+
+    @cli.command("migrate")
+    @click.option(
+        "--from",
+        "source",
+        type=click.Choice(ENGINES),
+        required=True,
+        help="Engine to copy from: local and edge are the stores under SCOPERAG_DATA_DIR "
+        "(qdrant/, edge/), server is SCOPERAG_QDRANT_URL.",
+    )
+    @click.option(
+        "--to", "target", type=click.Choice(ENGINES), required=True, help="Engine to copy to."
+    )
+    @click.option(
+        "--collection",
+        "collections",
+        multiple=True,
+        help="Collection to copy (repeatable); default: every collection of the source.",
+    )
+    @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+    def migrate_command(
+        source: str, target: str, collections: tuple[str, ...], as_json: bool
+    ) -> None:
+        """Copy collections from one engine to another (vectors, payloads, indexes, embedder
+        record) without re-embedding, e.g. `scoperag migrate --from local --to edge`. Then set
+        SCOPERAG_BACKEND to the target. Running it again overwrites instead of duplicating."""
+        report = run_friendly(lambda: migrate(load_settings(), source, target, list(collections)))
+        if as_json:
+            click.echo(json.dumps(report.model_dump(), indent=2))
+            return
+        for copy in report.collections:
+            click.echo(
+                f"{copy.collection}: {copy.points} points, indexes {', '.join(copy.indexes)} "
+                f"({copy.seconds} s)"
+            )
+        click.echo(f"Now set SCOPERAG_BACKEND={target} to use the copy.")

@@ -1,0 +1,308 @@
+"""`scoperag search PROFILE QUERY [--filter VALUE ...]` and `scoperag call TOOL key=value ...`.
+
+Both call the MCP tools themselves through FastMCP's in-memory client, so parameters, checks,
+errors and results are the tools' own; `search`'s options are read from the input schema of the
+profile's search tool, never restated here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from scoperag.core.config.settings import PROFILES
+from scoperag.server.cli.profile_args import profile_collections
+from scoperag.server.cli.support import load_settings
+from scoperag.server.mcp.tool_names import close_names
+from scoperag.server.profiles import resolve_profile
+
+if TYPE_CHECKING:
+    from mcp.types import Tool
+
+    from scoperag.server.runtime import Runtime
+
+_JSON_TYPES = {
+    type(None): "null",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+}
+
+
+def schema_types(schema: dict[str, Any]) -> set[str]:
+    """The JSON types a parameter's schema accepts (through `anyOf` / `oneOf` too)."""
+    kinds = schema.get("type")
+    types = {kinds} if isinstance(kinds, str) else set(kinds or ())
+    for member in schema.get("anyOf", []) + schema.get("oneOf", []):
+        types |= schema_types(member)
+    if "integer" in types:
+        types.add("number")  # a JSON number with no fraction is an integer
+    return types
+
+
+def parse_value(text: str, schema: dict[str, Any]) -> Any:
+    """`text` parsed as JSON when it parses (`5`, `true`, `["a","b"]`, `null`), else the text.
+
+    Text that parses to a type the parameter does not take, where it takes strings (a
+    document id `2024`), stays text.
+    """
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    types = schema_types(schema)
+    kind = "integer" if type(value) is int else _JSON_TYPES.get(type(value), "object")
+    if types and kind not in types and "string" in types:
+        return text
+    return value
+
+
+def parse_values(texts: list[str], schema: dict[str, Any]) -> Any:
+    """One parameter's value from the texts given for it: a list parameter collects several
+    texts (or one JSON list, or one item); any other parameter takes one text."""
+    types = schema_types(schema)
+    if "array" not in types:
+        if len(texts) > 1:
+            raise click.UsageError(f"{texts!r}: one value only (this parameter is not a list).")
+        return parse_value(texts[0], schema)
+    items = _array_items(schema)
+    if len(texts) == 1:
+        value = parse_value(texts[0], schema)
+        if isinstance(value, list) or value is None:
+            return value
+        return [parse_value(texts[0], items)]
+    return [parse_value(text, items) for text in texts]
+
+
+def _array_items(schema: dict[str, Any]) -> dict[str, Any]:
+    if schema.get("type") == "array" or "array" in (schema.get("type") or ()):
+        return schema.get("items", {})
+    return next(
+        (m.get("items", {}) for m in schema.get("anyOf", []) if "array" in schema_types(m)), {}
+    )
+
+
+def _runtime(profiles: list[str] | None = None) -> Runtime:
+    from scoperag.server.runtime import Runtime
+
+    settings = load_settings()
+    if profiles is not None:
+        settings = settings.model_copy(update={"profiles": profiles})
+    return Runtime(settings)
+
+
+async def _tools(runtime: Runtime) -> list[Tool]:
+    from fastmcp import Client
+
+    from scoperag.server.mcp.app import build_server
+
+    async with Client(build_server(runtime)) as client:
+        return await client.list_tools()
+
+
+async def _call(runtime: Runtime, tool: str, arguments: dict[str, Any]) -> Any:
+    from fastmcp import Client
+
+    from scoperag.server.mcp.app import build_server
+
+    async with Client(build_server(runtime)) as client:
+        return await client.call_tool(tool, arguments, raise_on_error=False)
+
+
+def run_tool(runtime: Runtime, tool: str, arguments: dict[str, Any], as_json: bool) -> None:
+    """Call `tool` and print its structured result as TOON (or, with `as_json`, as JSON); a
+    tool error ends the command with the tool's message and exit status 1."""
+    # the message goes to the user once, not also as the server's log line
+    logging.getLogger("fastmcp").setLevel(logging.CRITICAL)
+    try:
+        result = asyncio.run(_call(runtime, tool, arguments))
+    finally:
+        runtime.close()
+    text = "\n".join(block.text for block in result.content if hasattr(block, "text"))
+    if result.is_error:
+        raise click.ClickException(text)
+    data = result.structured_content
+    if data is None:
+        click.echo(text)
+    elif as_json:
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        import toons
+
+        click.echo(toons.dumps(_present(data)))
+
+
+def _present(data: Any) -> Any:
+    """`data` without the fields left empty (null), as the tools' own TOON text leaves them."""
+    if isinstance(data, dict):
+        return {key: _present(value) for key, value in data.items() if value is not None}
+    if isinstance(data, list):
+        return [_present(item) for item in data]
+    return data
+
+
+def _read_only(tool: Tool) -> bool:
+    return tool.annotations is not None and bool(tool.annotations.read_only_hint)
+
+
+def search_tool(tools: list[Tool]) -> Tool:
+    """A profile's search: its read-only tool that takes a `query`."""
+    return next(
+        tool
+        for tool in tools
+        if "query" in tool.input_schema.get("properties", {}) and _read_only(tool)
+    )
+
+
+def _metavar(schema: dict[str, Any]) -> str:
+    """What an option takes, from its schema: `INTEGER`, `STRING|ARRAY`, ..."""
+    kinds = sorted(schema_types(schema) - {"null", "number"} or schema_types(schema))
+    return "|".join(kind.upper() for kind in kinds) or "VALUE"
+
+
+def _option_help(name: str, schema: dict[str, Any], required: bool) -> str:
+    text = schema.get("description", "")
+    choices = schema.get("enum") or next(
+        (m["enum"] for m in schema.get("anyOf", []) if "enum" in m), None
+    )
+    if choices:
+        text += f" One of: {', '.join(map(str, choices))}."
+    if "array" in schema_types(schema):
+        text += " Repeat the option for several values, or give a JSON list."
+    return text + (" Required." if required else "")
+
+
+def _tool_command(runtime: Runtime, tool: Tool, command: str) -> click.Command:
+    """`search COMMAND QUERY` calling `tool`: its `query` (or `name`) parameter is the argument,
+    each other parameter an option."""
+    properties: dict[str, Any] = tool.input_schema.get("properties", {})
+    required = set(tool.input_schema.get("required", []))
+    positional = next((name for name in ("query", "name") if name in properties), None)
+    options = {name: schema for name, schema in properties.items() if name != positional}
+    params: list[click.Parameter] = []
+    if positional:
+        params.append(click.Argument([positional], required=positional in required))
+    params += [
+        click.Option(
+            ["--" + name.replace("_", "-"), name],
+            multiple=True,
+            metavar=_metavar(schema),
+            help=_option_help(name, schema, name in required),
+        )
+        for name, schema in options.items()
+    ]
+    params.append(click.Option(["--json", "as_json"], is_flag=True, help="Print JSON."))
+
+    def callback(as_json: bool, **given: Any) -> None:
+        value = given.pop(positional) if positional else None
+        arguments: dict[str, Any] = {} if value is None else {positional: value}
+        for name, texts in given.items():
+            if texts:
+                arguments[name] = parse_values(list(texts), options[name])
+        run_tool(runtime, tool.name, arguments, as_json)
+
+    return click.Command(
+        command,
+        params=params,
+        callback=callback,
+        help=f"{tool.name}: {tool.description}",
+        short_help=f"Search with {tool.name}.",
+    )
+
+
+class SearchGroup(click.Group):
+    """One subcommand per profile, built from its search tool's schema when it is asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(load_settings().profiles)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """A profile (by any spelling) runs its search; a read-only tool's name, that tool."""
+        profile = resolve_profile(cmd_name, profile_collections())
+        if profile is not None:
+            runtime = _runtime([profile])
+            return _tool_command(runtime, search_tool(asyncio.run(_tools(runtime))), cmd_name)
+        runtime = _runtime()
+        tools = {t.name: t for t in asyncio.run(_tools(runtime)) if _read_only(t)}
+        if cmd_name in tools:
+            return _tool_command(runtime, tools[cmd_name], cmd_name)
+        close = close_names(cmd_name, [*PROFILES, *tools], most=1)
+        hint = f" Did you mean '{close[0]}'?" if close else ""
+        raise click.UsageError(
+            f"{cmd_name!r} is neither a profile ({', '.join(PROFILES)}) nor a read-only tool "
+            f"({', '.join(sorted(tools))}).{hint}",
+            ctx,
+        )
+
+
+def parse_arguments(pairs: tuple[str, ...], tool: Tool) -> dict[str, Any]:
+    """`key=value` pairs as the tool's arguments (a repeated key of a list parameter collects
+    its values); a pair without `=` is a usage error."""
+    properties = tool.input_schema.get("properties", {})
+    texts: dict[str, list[str]] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise click.UsageError(f"{pair!r} is not key=value (e.g. query='fire spell' limit=3).")
+        texts.setdefault(key, []).append(value)
+    # a key the tool does not declare goes as text: the tool names it and its close parameter
+    return {key: parse_values(values, properties.get(key, {})) for key, values in texts.items()}
+
+
+def register(cli: click.Group, ingest: click.Group) -> None:
+    """Add `search` and `call`."""
+
+    @cli.group(cls=SearchGroup)
+    def search() -> None:
+        """Search a profile: `scoperag search PROFILE QUERY [--FILTER VALUE ...]`.
+
+        The options are the profile's search tool's parameters (`scoperag search pdf --help`
+        lists them); values are read as JSON where they parse (5, true, ["a","b"]), else as text.
+        Any read-only tool runs the same way by its name, its `query` or `name` the argument:
+        `scoperag search lookup_spell fireball --level 3` (`scoperag tools` lists them).
+        """
+
+    @cli.command(context_settings={"ignore_unknown_options": True})
+    @click.argument("tool")
+    @click.argument("pairs", nargs=-1, metavar="KEY=VALUE...")
+    @click.option("--json", "as_json", is_flag=True, help="Print the structured result as JSON.")
+    def call(tool: str, pairs: tuple[str, ...], as_json: bool) -> None:
+        """Call any tool of the enabled profiles: `scoperag call lookup_spell name=fireball`.
+
+        Values are read as JSON where they parse (5, true, ["a","b"]), else as text; a list
+        parameter may be given several times. `scoperag tools` lists the tools and parameters.
+        """
+        from scoperag.server.mcp.tool_names import unknown_tool
+
+        runtime = _runtime()
+        tools = {t.name: t for t in asyncio.run(_tools(runtime))}
+        if tool not in tools:
+            runtime.close()
+            raise click.ClickException(unknown_tool(tool, tools))
+        run_tool(runtime, tool, parse_arguments(pairs, tools[tool]), as_json)
+
+    @cli.command("tools")
+    @click.option("--json", "as_json", is_flag=True, help="Print the tools' schemas as JSON.")
+    def tools_command(as_json: bool) -> None:
+        """List the tools of the enabled profiles with their parameters (for `scoperag call`)."""
+        runtime = _runtime()
+        try:
+            tools = asyncio.run(_tools(runtime))
+        finally:
+            runtime.close()
+        if as_json:
+            shown = [t.model_dump(mode="json", exclude_none=True) for t in tools]
+            click.echo(json.dumps(shown, indent=2))
+            return
+        for tool in tools:
+            properties = tool.input_schema.get("properties", {})
+            required = set(tool.input_schema.get("required", []))
+            names = [f"{n}{'' if n in required else '?'}" for n in properties]
+            click.echo(f"{tool.name} {' '.join(names)}")

@@ -1,0 +1,2 @@
+"""`scoperag serve --transport http`: the Starlette app, its access control, its connection
+limits."""

@@ -1,0 +1,21 @@
+"""The books profile: questions about a book answered without spoilers past the reader."""
+
+from scoperag.server.profiles.declaration import DeleteTarget, Profile, Sample
+
+PROFILE = Profile(
+    name="books",
+    aliases=("book",),
+    instructions="Ask about a book without spoilers past the reader's saved position.",
+    tools="scoperag.server.profiles.books.tools",
+    commands="scoperag.server.profiles.books.commands",
+    methods={
+        "search": "search_book",
+        "set_position": "set_reading_position",
+        "position": "get_reading_position",
+        "books": "list_books",
+        "ingest": "ingest_book",
+    },
+    sample=Sample("pride-and-prejudice-ch1-3.txt", "scoperag ingest books {path} --book-id pride"),
+    groups={"books": "book_id"},
+    deletes={"books": DeleteTarget("book_id", "book")},
+)

@@ -1,0 +1,200 @@
+"""dnd profile handlers: the work behind the tools declared in `server.profiles.dnd.tools`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+from qdrant_client import models
+
+from scoperag.core.contracts.dnd import COLLECTION, DOCUMENTS, KINDS
+from scoperag.core.engine.node_payload import stored_text_and_metadata
+from scoperag.core.errors import as_json
+from scoperag.core.filters.fields import (
+    FieldType,
+    FilterableField,
+    build_filter,
+    empty_selection,
+)
+from scoperag.retrievers.fusion import Ranked, reciprocal_rank_fusion
+from scoperag.retrievers.name_match import NameMatch, NameSearch
+from scoperag.retrievers.searches import HybridSearch, TextQuery
+from scoperag.server.mcp.ingest_reports import file_entries
+from scoperag.server.profiles.dnd.models import (
+    DndHit,
+    DndResult,
+    DocumentList,
+    DocumentSummary,
+    IngestResult,
+    Lookup,
+    SearchParams,
+)
+from scoperag.server.runtime import Runtime
+
+if TYPE_CHECKING:
+    from scoperag.pipelines.dnd import FileProgress
+
+EMPTY_HINT = (
+    "No D&D content is ingested yet. Run `scoperag ingest dnd DIR` on Open5e fixture folders "
+    "(such as data/v1/wotc-srd), or call the ingest_dnd tool."
+)
+_MANY = 10_000  # facet limit for "every value" (documents, kinds, sub-types)
+
+
+def _equals(key: str, value: Any) -> models.FieldCondition:
+    return models.FieldCondition(key=key, match=models.MatchValue(value=value))
+
+
+def _hit(
+    payload: dict[str, Any], score: float | None = None, match: NameMatch | None = None
+) -> DndHit:
+    """An item as a result; a name lookup's hit says how its name matched."""
+    text, metadata = stored_text_and_metadata(payload)
+    how = {"match": match.match, "similarity": match.similarity} if match else {}
+    return DndHit(**metadata, text=text, score=score, **how)
+
+
+class DndService:
+    """The dnd profile's handlers over one runtime."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    def known_documents(self) -> dict[str, int]:
+        """Slug -> number of items, for every ingested document."""
+        return self.runtime.backend.facet(COLLECTION, "document", None, _MANY)
+
+    def _refusal(self, fields: tuple[FilterableField, ...], values: dict[str, Any]) -> str | None:
+        """Why the answer is empty before asking: `[]`, nothing ingested, unknown slugs."""
+        if reason := empty_selection(fields, values):
+            return reason
+        if not self.runtime.backend.collection_exists(COLLECTION):
+            return EMPTY_HINT
+        unknown = [slug for slug in values.get("documents") or [] if not self._holds(slug)]
+        if unknown:
+            known = sorted(self.known_documents())
+            return (
+                f"Unknown document slug(s) {as_json(unknown)} in 'documents'; known slugs: "
+                f"{', '.join(known) or 'none'}. Nothing was searched."
+            )
+        return None
+
+    def _holds(self, slug: str) -> bool:
+        """Whether any item of the document `slug` is stored (one point read, not a count)."""
+        in_document = models.Filter(must=[_equals("document", slug)])
+        return bool(self.runtime.backend.scroll(COLLECTION, in_document, limit=1))
+
+    def _unknown_values(self, lookup: Lookup, values: dict[str, Any]) -> list[str]:
+        """Notes on free-text keyword filters whose value no item of the kind has."""
+        of_kind = models.Filter(must=[_equals("kind", lookup.kind)])
+        notes = []
+        for field in lookup.fields:
+            value = values.get(field.name)
+            free_text = field.field_type is FieldType.KEYWORD and not field.choices
+            if value is None or not free_text or field.is_list:
+                continue
+            known = self.runtime.backend.facet(COLLECTION, field.payload_key, of_kind, _MANY)
+            if value not in known:
+                listed = ", ".join(sorted(known))
+                shown = as_json(value)
+                notes.append(f"No {lookup.kind} has {field.name} {shown}; known: {listed}.")
+        return notes
+
+    def lookup(self, lookup: Lookup, params: BaseModel) -> DndResult:
+        values = params.model_dump()
+        if reason := self._refusal(lookup.fields, values):
+            return DndResult(results=[], total=0, message=reason)
+        backend = self.runtime.backend
+        flt = build_filter(lookup.fields, values, extra=[_equals("kind", lookup.kind)])
+        if values["name"]:
+            names = self._names(flt, values["limit"])
+            found = names.find(values["name"], enough=values["limit"])
+            how = {match.name: match for match in found.matches}
+            results = [
+                _hit(record.payload, score, how[record.payload["name"]])
+                for record, score in names.matched_records(found.matches)
+            ]
+            total = names.total(found)
+        else:
+            records = backend.scroll(
+                COLLECTION, flt, values["limit"], order_by=models.OrderBy(key="name_order")
+            )
+            results = [_hit(record.payload) for record in records]
+            short = len(records) < values["limit"]  # then these are all: nothing to count
+            total = len(records) if short else backend.count(COLLECTION, flt)
+        if not results:
+            notes = self._unknown_values(lookup, values)
+            message = " ".join([f"No {lookup.kind} matches these filters.", *notes])
+        elif total > len(results):
+            message = f"Showing {len(results)} of {total}; narrow the filters or raise 'limit'."
+        else:
+            message = None
+        return DndResult(results=results, total=total, message=message)
+
+    def _names(self, flt: models.Filter | None, limit: int) -> NameSearch:
+        """Names under `flt`; a name in several documents in the configured document order."""
+        priority = tuple(self.runtime.settings.dnd_document_priority)
+        return NameSearch(
+            self.runtime.backend, COLLECTION, flt, limit, tie_key="document", tie_priority=priority
+        )
+
+    def search(self, params: SearchParams) -> DndResult:
+        values = params.model_dump()
+        if reason := self._refusal((DOCUMENTS,), values):
+            return DndResult(results=[], total=0, message=reason)
+        backend = self.runtime.backend
+        flt = build_filter([DOCUMENTS], values)
+        limit = values["limit"]
+        query = values["query"]
+        hybrid = HybridSearch(backend, self.runtime.embedder, COLLECTION, flt, limit)
+        names = self._names(flt, limit)
+        found = names.matched_records(names.find(query, limit).matches)
+        fused = reciprocal_rank_fusion(
+            [
+                [Ranked(p.id, p.score, p.payload) for p in hybrid.points(TextQuery(query))],
+                [Ranked(record.id, score, record.payload) for record, score in found],
+            ],
+            limit,
+        )
+        results = [_hit(hit.item, hit.score) for hit in fused]
+        return DndResult(
+            results=results,
+            total=len(results),
+            message=None if results else "Nothing matches in these documents.",
+        )
+
+    def list_documents(self, _params: BaseModel) -> DocumentList:
+        backend = self.runtime.backend
+        if not backend.collection_exists(COLLECTION):
+            return DocumentList(documents=[], message=EMPTY_HINT)
+        documents = []
+        for slug, total in sorted(self.known_documents().items()):
+            in_document = models.Filter(must=[_equals("document", slug)])
+            first = backend.scroll(COLLECTION, in_document, limit=1)
+            counts = backend.facet(COLLECTION, "kind", in_document, len(KINDS))
+            documents.append(
+                DocumentSummary(
+                    document=slug,
+                    title=first[0].payload.get("document_title") if first else None,
+                    total=total,
+                    counts=dict(sorted(counts.items())),
+                )
+            )
+        return DocumentList(documents=documents, message=None if documents else EMPTY_HINT)
+
+
+def ingest_paths(
+    runtime: Runtime, paths: list[Path], progress: FileProgress | None
+) -> IngestResult:
+    """Ingest Open5e folders (or a folder of them, or single files) into the dnd collection."""
+    from scoperag.pipelines.dnd import ingest_folders  # LlamaIndex: ingestion only
+
+    reports = ingest_folders(paths, runtime.backend, runtime.embedder, progress)
+    ok = sum(report.ok for report in reports)
+    return IngestResult(
+        files=file_entries(reports),
+        ingested=ok,
+        skipped=len(reports) - ok,
+        items=sum(report.items for report in reports),
+    )

@@ -1,0 +1,40 @@
+"""docs profile: the search's hits and result, shared by `tools` (the declarations)
+and `service` (the handler)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from scoperag.core.contracts.docs import DocChunkPayload
+from scoperag.core.filters.params import FilePath, StrictParams
+from scoperag.server.mcp.ingest_calls import BELOW_ALLOWED
+from scoperag.server.profiles.docs.filters import FILTER_CONTRACT, DocsSearchFilters
+
+EMPTY_HINT = (
+    "No docs are ingested yet. Run `scoperag ingest docs FILE.jsonl` (running servers "
+    "share the store with it), or call the ingest_docs tool."
+)
+
+
+class DocsHit(DocChunkPayload):
+    """One chunk found: its text, its score and its whole docs payload."""
+
+    text: str
+    score: float = Field(
+        description="What the hits are ordered by: meaning and keywords fused (or, for a "
+        "collection without keyword vectors, the cosine similarity)."
+    )
+    similarity: float = Field(description="Cosine similarity of the chunk to the query.")
+
+
+class DocsSearchResult(BaseModel):
+    contract: Literal["docs_search_filters/v1"] = FILTER_CONTRACT
+    filters: DocsSearchFilters = Field(description="The filters applied, status defaulted.")
+    hits: list[DocsHit]
+    message: str | None = None
+
+
+class IngestDocsParams(StrictParams):
+    path: FilePath = Field(description=f"A JSONL file {BELOW_ALLOWED}.")

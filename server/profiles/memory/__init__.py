@@ -1,0 +1,24 @@
+"""The memory profile: short memories stored and searched by tags, dates and type."""
+
+from scoperag.server.profiles.declaration import DeleteTarget, Profile, Sample, SearchTool
+
+PROFILE = Profile(
+    name="memory",
+    aliases=("memories",),
+    instructions="Store memories and search them by tags, dates and type.",
+    tools="scoperag.server.profiles.memory.tools",
+    commands="scoperag.server.profiles.memory.commands",
+    methods={
+        "search": "search",
+        "store": "store_memory",
+        "delete": "delete_memory",
+        "ingest": "ingest_memories",
+    },
+    retriever=SearchTool("search", "page_size"),
+    sample=Sample("memories.json", "scoperag ingest memory {path}"),
+    groups={"tags": "tags", "types": "memory_type"},
+    deletes={
+        "memory": DeleteTarget("content_hash", "memory (content_hash)", by_prefix=True),
+        "tag": DeleteTarget("tags", "memories tagged"),
+    },
+)

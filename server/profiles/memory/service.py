@@ -1,0 +1,239 @@
+"""memory profile handlers: the work behind the tools declared in `server.profiles.memory.tools`."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from fastmcp.tools import ToolResult
+
+from scoperag.core.contracts.memory import (
+    COLLECTION,
+    CONTENT_HASH,
+    END_DATE,
+    MEMORY_TYPE,
+    ORDER_KEY,
+    START_DATE,
+    TAGS_ALL,
+    TAGS_ANY,
+    day_end,
+    day_start,
+    normalise_tags,
+    parse_day,
+)
+from scoperag.core.errors import InvalidParameterError
+from scoperag.core.filters.fields import build_filter, empty_selection
+from scoperag.pipelines.memory_order import backfill_order, order_bound
+from scoperag.retrievers.ranked import RankedPage, ranked_page
+from scoperag.retrievers.searches import BrowseSearch, HybridSearch, TextQuery
+from scoperag.server.mcp.unknown_values import unknown_value_notes
+from scoperag.server.profiles.memory.models import (
+    FACETS,
+    MODE_FACETS,
+    DeleteMemoryParams,
+    DeleteMemoryResult,
+    MemoryRow,
+    Mode,
+    SearchParams,
+    SearchResult,
+    StoreMemoryParams,
+    StoreMemoryResult,
+)
+from scoperag.server.profiles.memory.toon_output import PageFigures, toon_result
+from scoperag.server.runtime import Runtime
+
+MAX_RANKED = 1000  # ranked results stop at this many (the most similar)
+EMPTY_HINT = (
+    "No memories are stored yet: call store_memory, or run `scoperag ingest memory FILE.json` "
+    "or call the ingest_memories tool."
+)
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def relevance(cosine: float) -> float:
+    """The peer's relevance scale: (1 + cosine) / 2, from 0 (opposite) to 1 (same meaning)."""
+    return (1.0 + cosine) / 2.0
+
+
+def cosine_floor(min_similarity: float) -> float:
+    """The cosine similarity at which relevance is `min_similarity`."""
+    return 2.0 * min_similarity - 1.0
+
+
+if TYPE_CHECKING:
+    from qdrant_client.models import ScoredPoint
+
+_SCORES = {"score", "similarity"}
+_ROW_KEYS = [key for key in MemoryRow.model_fields if key not in _SCORES]  # a row's payload
+
+
+def _row(payload: dict[str, Any], hit: ScoredPoint | None = None) -> MemoryRow:
+    """A memory as listed; a ranked hit adds its order score and its relevance."""
+    row = MemoryRow(**{key: payload[key] for key in _ROW_KEYS})
+    if hit is not None:
+        similarity = round(relevance(hit.score), 4)
+        row.similarity = similarity
+        row.score = similarity if hit.order_value is None else round(hit.order_value, 4)
+    return row
+
+
+def _floor_note(page: RankedPage, min_similarity: float) -> str | None:
+    if not page.hidden or page.best_hidden is None:
+        return None
+    return (
+        f"min_similarity {min_similarity} hid {page.hidden} more matching memories (best "
+        f"relevance {relevance(page.best_hidden):.3f}); lower it to see them"
+    )
+
+
+class MemoryService:
+    """The memory profile's handlers over one runtime."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self._keys_checked = False  # every memory is written with its order key: check once
+
+    def store(self, params: StoreMemoryParams) -> StoreMemoryResult:
+        # the pipeline (LlamaIndex's ingestion) loads on the first write: a search never waits
+        from scoperag.pipelines.memories import make_memory, store_memories
+
+        memory = make_memory(params.content, params.tags, params.memory_type, None, params.metadata)
+        runtime = self.runtime
+        report = store_memories(
+            runtime.backend, runtime.embedder, [memory], data_dir=runtime.settings.data_dir
+        )
+        stored = bool(report.stored)
+        message = "Stored." if stored else "Already stored (same content): nothing changed."
+        return StoreMemoryResult(content_hash=memory.content_hash, stored=stored, message=message)
+
+    def delete(self, params: DeleteMemoryParams) -> DeleteMemoryResult:
+        hash_ = params.content_hash.strip().lower()
+        if not _SHA256.fullmatch(hash_):
+            raise InvalidParameterError(
+                "content_hash", params.content_hash, "the 64-character hex sha256 of a memory"
+            )
+        deleted = self._delete(hash_)
+        message = "Deleted." if deleted else "No memory has this content_hash; nothing deleted."
+        return DeleteMemoryResult(content_hash=hash_, deleted=deleted, message=message)
+
+    def _delete(self, hash_: str) -> bool:
+        """Delete the memory with this content hash (no pipeline loaded); False if none."""
+        backend = self.runtime.backend
+        if not backend.collection_exists(COLLECTION):
+            return False
+        flt = build_filter([CONTENT_HASH], {"content_hash": hash_})
+        if flt is None or backend.count(COLLECTION, flt) == 0:
+            return False
+        backend.delete(COLLECTION, flt)
+        return True
+
+    def search(self, params: SearchParams) -> ToolResult:
+        return toon_result(self.run_search(params))
+
+    def run_search(self, params: SearchParams) -> SearchResult:
+        """The search as a model (what the `search` tool renders as TOON)."""
+        given = _facet_values(params)
+        query = params.query.strip()
+        mode, notes = _effective_mode(params, given, query)
+        ranked = bool(query) and mode != "tag"
+        values = {name: value for name, value in given.items() if name in MODE_FACETS[mode]}
+        total, rows = 0, []
+        if reason := _nothing_matches(values):
+            notes.append(reason)
+        else:
+            fields = [TAGS_ALL if params.match_all else TAGS_ANY, MEMORY_TYPE, START_DATE, END_DATE]
+            flt = build_filter(fields, values)
+            offset = (params.page - 1) * params.page_size
+            if ranked:
+                total, rows, more = self._ranked(
+                    query, flt, params.min_similarity, offset, params.page_size
+                )
+                notes += more
+            elif self.runtime.backend.collection_exists(COLLECTION):
+                total, rows = self._newest(flt, values.get("end_date"), offset, params.page_size)
+            else:
+                notes.append(EMPTY_HINT)
+            if ranked and total == MAX_RANKED:
+                notes.append(f"ranked results stop at the {MAX_RANKED} most similar memories")
+            if not total:  # a tag or type nothing has says so (asked only of an empty result)
+                given_keys = {name: (name, values.get(name)) for name in ("tags", "memory_type")}
+                notes += unknown_value_notes(self.runtime.backend, COLLECTION, given_keys)
+        return SearchResult(
+            **PageFigures.of(params.page, params.page_size, total).model_dump(),
+            mode=mode,
+            order="relevance" if ranked else "newest",
+            note="; ".join(notes) or None,
+            memories=rows,
+        )
+
+    def _ranked(
+        self, query: str, flt: Any, min_similarity: float, offset: int, size: int
+    ) -> tuple[int, list[MemoryRow], list[str]]:
+        """A page ranked by meaning and keywords above the floor, and notes on what it hid."""
+        runtime = self.runtime
+        search = HybridSearch(
+            runtime.backend, runtime.embedder, COLLECTION, flt, size, offset, with_payload=_ROW_KEYS
+        )
+        page = ranked_page(search, TextQuery(query), cosine_floor(min_similarity), MAX_RANKED)
+        if not page.exists:
+            return 0, [], [EMPTY_HINT]
+        notes = [note for note in (_floor_note(page, min_similarity), search.keyword_hint())]
+        rows = [_row(hit.payload or {}, hit) for hit in page.hits]
+        return page.total, rows, [note for note in notes if note]
+
+    def _newest(
+        self, flt: Any, before: float | None, offset: int, size: int
+    ) -> tuple[int, list[MemoryRow]]:
+        """A page newest first; `before` (the date window's end) is where the order starts."""
+        backend = self.runtime.backend
+        if not self._keys_checked:  # memories an older version stored without an order key
+            backfill_order(backend, self.runtime.settings.data_dir)
+            self._keys_checked = True
+        start = None if before is None else order_bound(before)
+        browse = BrowseSearch(backend, COLLECTION, ORDER_KEY, flt, offset, size, start)
+        total = browse.total()
+        records = browse.records() if offset < total else []
+        return total, [_row(record.payload or {}) for record in records]
+
+
+def _effective_mode(
+    params: SearchParams, given: dict[str, Any], query: str
+) -> tuple[Mode, list[str]]:
+    """The mode that runs, with notes on a fallback and on what that mode does not use."""
+    mode: Mode = params.mode
+    notes = []
+    if mode == "faceted" and not given:
+        mode = "hybrid"
+        notes.append("no facet given, so this ran as a hybrid search")
+    if mode == "tag" and given.get("tags") is None:
+        raise InvalidParameterError(
+            "tags", params.tags, "one or more tags when mode='tag' (or choose another mode)"
+        )
+    ignored = [name for name in given if name not in MODE_FACETS[mode]]
+    if query and mode == "tag":
+        ignored.insert(0, "query")
+    if ignored:
+        notes.append(f"not used by mode '{mode}': {', '.join(ignored)} (mode 'faceted' uses all)")
+    return mode, notes
+
+
+def _facet_values(params: SearchParams) -> dict[str, Any]:
+    """The facets given, as filter values: tags listed, days turned into Unix-second bounds."""
+    values: dict[str, Any] = {"tags": normalise_tags(params.tags)}
+    if params.start_date is not None:
+        values["start_date"] = day_start(parse_day(params.start_date, "start_date"))
+    if params.end_date is not None:
+        values["end_date"] = day_end(parse_day(params.end_date, "end_date"))
+    if params.memory_type is not None:
+        values["memory_type"] = params.memory_type.strip() or None
+    return {name: values[name] for name in FACETS if values.get(name) is not None}
+
+
+def _nothing_matches(values: dict[str, Any]) -> str | None:
+    """Why no memory can match these facet values (an empty tag list, dates the wrong way round)."""
+    if reason := empty_selection([TAGS_ANY], values):
+        return reason
+    start, end = values.get("start_date"), values.get("end_date")
+    if start is not None and end is not None and start >= end:
+        return "start_date is after end_date, so no day is in the range"
+    return None

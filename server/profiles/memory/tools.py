@@ -1,0 +1,96 @@
+"""memory profile tools: store_memory, delete_memory, search (TOON output), ingest_memories."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastmcp.server.providers import LocalProvider
+
+from scoperag.server.mcp.ingest_calls import (
+    Progress,
+    allowed_file,
+)
+from scoperag.server.mcp.service_locator import deferred_service
+from scoperag.server.mcp.tooling import DESTRUCTIVE, WRITES, ModelTool, ProgressTool
+from scoperag.server.profiles.memory.models import (
+    DeleteMemoryParams,
+    DeleteMemoryResult,
+    IngestMemoriesParams,
+    SearchParams,
+    SearchResult,
+    StoreMemoryParams,
+    StoreMemoryResult,
+)
+from scoperag.server.runtime import Runtime
+
+
+def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:
+    """`ingest_memories`: a JSON file of memories."""
+
+    def ingest(params: IngestMemoriesParams, progress: Progress) -> dict[str, Any]:
+        from scoperag.pipelines.memories import import_memories
+
+        file = allowed_file(runtime.settings, params.path)
+
+        def memories(done: int, total: int) -> None:
+            progress(done, total, file.name)
+
+        return import_memories(
+            file, runtime.backend, runtime.embedder, memories, runtime.settings.data_dir
+        ).model_dump()
+
+    tools.add_tool(
+        ProgressTool.build(
+            "ingest_memories",
+            "Import memories from a JSON file: a list of {content, tags, memory_type, created_at, "
+            "metadata} objects, or an object with a `memories` list. Content already stored is "
+            "kept once; a bad item is reported with its position and skipped.",
+            IngestMemoriesParams,
+            ingest,
+            None,
+            annotations=WRITES,
+            settings=runtime.settings,
+        )
+    )
+
+
+def build(runtime: Runtime) -> LocalProvider:
+    """The memory tools; its handlers (and their heavy imports) load on the first call."""
+    service = deferred_service("scoperag.server.profiles.memory.service:MemoryService", runtime)
+    tools = LocalProvider()
+    tools.add_tool(
+        ModelTool.build(
+            "store_memory",
+            "Store a short memory with optional tags, a type and metadata; its creation time is "
+            "now. Storing the same content again does not duplicate it.",
+            StoreMemoryParams,
+            lambda params: service().store(params),
+            StoreMemoryResult,
+            annotations=WRITES,
+        )
+    )
+    tools.add_tool(
+        ModelTool.build(
+            "delete_memory",
+            "Delete the memory with this content_hash (as search and store_memory return it).",
+            DeleteMemoryParams,
+            lambda params: service().delete(params),
+            DeleteMemoryResult,
+            annotations=DESTRUCTIVE,
+        )
+    )
+    tools.add_tool(
+        ModelTool.build(
+            "search",
+            "Find memories by meaning and/or facets: tags (any, or all with match_all), "
+            "start_date/end_date (YYYY-MM-DD, whole days, UTC), memory_type. With a query the "
+            "results are ranked by meaning and keywords (score), each with a similarity "
+            "(1 + cosine) / 2 of at least min_similarity; without one, newest first. Paged: the "
+            "TOON header gives page, total, total_pages and has_more.",
+            SearchParams,
+            lambda params: service().search(params),
+            SearchResult,
+        )
+    )
+    _add_ingest(tools, runtime)
+    return tools

@@ -1,0 +1,21 @@
+"""The pdf profile: PDF pages searched by document and page label or index."""
+
+from scoperag.server.profiles.declaration import DeleteTarget, Profile, Sample, SearchTool
+
+PROFILE = Profile(
+    name="pdf",
+    instructions="Search PDF pages by document and page label or index (qdrant-find).",
+    tools="scoperag.server.profiles.pdf.tools",
+    commands="scoperag.server.profiles.pdf.commands",
+    methods={
+        "find": "qdrant-find",
+        "store": "qdrant-store",
+        "documents": "qdrant-list-documents",
+        "delete": "qdrant-delete-document",
+        "ingest": "qdrant-ingest-pdf",
+    },
+    retriever=SearchTool("find", "limit"),
+    sample=Sample("", "scoperag ingest pdf {path}"),
+    groups={"documents": "document_id"},
+    deletes={"pdf": DeleteTarget("document_id", "PDF document")},
+)

@@ -1,0 +1,37 @@
+"""`scoperag ingest pdf PATH... [--document-id ID] [--collection NAME]`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from scoperag.server.cli.support import load_settings, print_report, progress_bar, run_friendly
+
+
+def register(cli: click.Group, ingest: click.Group) -> None:
+    """Add the pdf profile's commands."""
+
+    @ingest.command("pdf")
+    @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+    @click.option("--document-id", default=None, help="Id for a single PDF (default: file stem).")
+    @click.option(
+        "--collection", default=None, help="Collection (default SCOPERAG_PDF_COLLECTION)."
+    )
+    @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+    def ingest_pdf(
+        paths: tuple[Path, ...], document_id: str | None, collection: str | None, as_json: bool
+    ) -> None:
+        """Ingest PDF files (or directories of PDFs); re-ingesting a file replaces its pages."""
+        from scoperag.server.profiles.pdf.service import ingest_paths
+        from scoperag.server.runtime import Runtime
+
+        runtime = Runtime(load_settings(pdf_collection=collection))
+        result = run_friendly(
+            lambda: ingest_paths(runtime, list(paths), document_id, progress_bar("pdf"))
+        )
+        runtime.close()
+        print_report(result, as_json)
+        if result.skipped and not result.ingested:
+            sys.exit(1)
