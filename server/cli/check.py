@@ -3,7 +3,8 @@
 Per collection: points, segments, payload indexes, hidden generations (`core.engine.generations`)
 and problems. Files are checked here, read-only (`core.engine.store_check`); the engine's
 checks (count, indexes, registry, a search whose scores must be possible ones) run where the
-store is open: in this process, or in the running process that owns it. Exit status 1 if a problem is found.
+store is open: in this process, or in the running process that owns it. Exit status 1 if a
+problem is found.
 """
 
 from __future__ import annotations
