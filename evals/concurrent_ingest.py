@@ -24,9 +24,9 @@ from qdrant_client import models
 
 from scoperag.core.config.settings import Settings
 from scoperag.core.engine.generations import GENERATION_KEY
-from scoperag.server.cli.demo import SAMPLES
 from scoperag.server.profiles.pdf.service import ingest_paths
 from scoperag.server.runtime import Runtime
+from scoperag.server.samples import SAMPLES
 
 PDFS = [*sorted(SAMPLES.glob("*.pdf")), *sorted(Path("/work/shared/data/pdf").glob("c*.pdf"))]
 

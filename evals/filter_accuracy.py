@@ -22,10 +22,10 @@ from fastmcp import Client
 
 from scoperag.core.config.settings import Settings
 from scoperag.pipelines.pdf import read_pdf
-from scoperag.server.cli.demo import SAMPLES
 from scoperag.server.mcp.app import build_server
 from scoperag.server.profiles.pdf.service import ingest_paths
 from scoperag.server.runtime import Runtime
+from scoperag.server.samples import SAMPLES
 
 FILTERS = ("document_id", "physical_page_index", "page_label")
 LIMIT = 100

@@ -29,8 +29,8 @@ from typing import Any
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
 from scoperag.core.config.settings import Settings  # noqa: E402
-from scoperag.server.cli.demo import SAMPLES  # noqa: E402
 from scoperag.server.profiles import declaration  # noqa: E402
+from scoperag.server.samples import SAMPLES  # noqa: E402
 
 PROFILES = ["pdf", "books", "memory", "dnd", "docs"]
 BOOK = "pride"

@@ -1,4 +1,4 @@
-"""`NameMatchRetriever`: `retrievers.name_match.NameSearch` as a LlamaIndex retriever."""
+"""`NameMatchRetriever`: `retrievers.name_search.NameSearch` as a LlamaIndex retriever."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 from llama_index.core.vector_stores.utils import metadata_dict_to_node
 
-from scoperag.retrievers.name_match import NameMatch, NameSearch
+from scoperag.retrievers.name_match import NameMatch
+from scoperag.retrievers.name_search import NameSearch
 
 
 class NameMatchRetriever(NameSearch, BaseRetriever):

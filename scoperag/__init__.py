@@ -19,8 +19,8 @@ _PUBLIC = {
     "Store": "scoperag.store",
     "open": "scoperag.store",
     "sample": "scoperag.store",
-    "ToolCallError": "scoperag.tool_methods",
-    "EvalReport": "scoperag.evaluation",
+    "ToolCallError": "scoperag.server.python_api.methods",
+    "EvalReport": "scoperag.server.evaluation",
 }
 
 

@@ -7,14 +7,15 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scoperag.core.config.settings import PROFILES
+# a profile's object in the Python API, unless its declaration names its own class
+GENERIC_HANDLE = "scoperag.server.python_api.handle:Profile"
 
 if TYPE_CHECKING:
     from scoperag.core.config.settings import Settings
     from scoperag.core.embedding.embedders import Embedder
-    from scoperag.evaluation import EvalReport
-    from scoperag.profile_handle import Profile
     from scoperag.server.data_admin import DeleteReport, StoreListing
+    from scoperag.server.evaluation import EvalReport
+    from scoperag.server.python_api.handle import Profile
 
 
 class Store:
@@ -39,8 +40,8 @@ class Store:
     ) -> None:
         from scoperag.core.config.settings import Settings
         from scoperag.server.mcp.app import build_server
+        from scoperag.server.python_api.session import ToolSession
         from scoperag.server.runtime import Runtime
-        from scoperag.tool_session import ToolSession
 
         if settings is not None and options:
             raise TypeError(f"Store takes settings or settings options, not both: {options}")
@@ -61,7 +62,9 @@ class Store:
         self._profiles: dict[str, Profile] = {}
 
     def __getattr__(self, name: str) -> Profile:
-        if name not in PROFILES:
+        from scoperag.server.profiles import names
+
+        if name.startswith("_") or name not in names():
             raise AttributeError(f"{type(self).__name__!r} has no attribute {name!r}")
         return self.profile(name)
 
@@ -69,20 +72,30 @@ class Store:
         return sorted({*super().__dir__(), *self.settings.profiles})
 
     def __repr__(self) -> str:
-        profiles = ", ".join(self.settings.profiles)
+        profiles = ", ".join(self._served())
         return f"<scoperag Store {self.settings.data_dir} ({profiles})>"
 
     def profile(self, name: str) -> Profile:
         """The object of profile `name` (also `store.<name>`); an error if it is not served."""
+        import importlib
+
         from scoperag.core.errors import InvalidParameterError
-        from scoperag.profile_handle import BookProfile, Profile
+        from scoperag.server.profiles import declaration
 
         if name not in self.settings.profiles:
-            raise InvalidParameterError("profile", name, ", ".join(self.settings.profiles))
+            raise InvalidParameterError("profile", name, ", ".join(self._served()))
         if name not in self._profiles:
-            kind = BookProfile if name == "books" else Profile
-            self._profiles[name] = kind(self, name)
+            declared = declaration(name)
+            module, _, kind = (declared.python_api or GENERIC_HANDLE).partition(":")
+            handle = getattr(importlib.import_module(module), kind)
+            self._profiles[name] = handle(self._session, self.runtime, declared)
         return self._profiles[name]
+
+    def _served(self) -> list[str]:
+        """The profiles served, in their declared order."""
+        from scoperag.server.profiles import declarations
+
+        return [profile.name for profile in declarations(self.settings.profiles)]
 
     def call(self, tool: str, **arguments: Any) -> Any:
         """Call any tool by its MCP name: its result model, or `ToolCallError`."""
@@ -103,7 +116,7 @@ class Store:
 
     def evaluate(self, questions: str | os.PathLike[str], k: int = 5) -> EvalReport:
         """Score the questions of a JSONL file (as `scoperag eval`): hit@k, recall@k, MRR."""
-        from scoperag.evaluation import evaluate
+        from scoperag.server.evaluation import evaluate
 
         return evaluate(self.call, Path(questions), k)
 
@@ -126,10 +139,7 @@ def open(data_dir: str | os.PathLike[str] | None = None, **options: Any) -> Stor
 
 def sample(profile: str) -> Path:
     """The bundled sample of a profile (for pdf: the folder of sample PDFs), to try it on."""
-    from scoperag.core.errors import InvalidParameterError
-    from scoperag.server.cli.demo import SAMPLES
     from scoperag.server.profiles import declaration
+    from scoperag.server.samples import SAMPLES
 
-    if profile not in PROFILES:
-        raise InvalidParameterError("profile", profile, ", ".join(PROFILES))
     return SAMPLES / declaration(profile).sample.path

@@ -109,10 +109,11 @@ def _equals(key: str, value: Any) -> models.Filter:
     )
 
 
-def _memory_hashes(backend: VectorBackend, collection: str) -> dict[str, str]:
-    """content_hash -> the memory's first words, for every stored memory."""
+def _hashes(backend: VectorBackend, collection: str, keys: tuple[str, str]) -> dict[str, str]:
+    """Each item's id (`keys[0]`) -> its first words (of `keys[1]`), for every stored item."""
+    id_key, text_key = keys
     shown = {
-        row.payload["content_hash"]: " ".join(str(row.payload.get("content", "")).split()[:12])
+        row.payload[id_key]: " ".join(str(row.payload.get(text_key, "")).split()[:12])
         for row in backend.scroll(collection, None, _ALL)
         if row.payload
     }
@@ -139,7 +140,9 @@ def describe_profile(
             name: _counts(backend, declared, collection, key)
             for name, key in declared.groups.items()
         },
-        hashes=_memory_hashes(backend, collection) if hashes and profile == "memory" else None,
+        hashes=_hashes(backend, collection, declared.hashes)
+        if hashes and declared.hashes
+        else None,
     )
 
 
@@ -152,6 +155,7 @@ def list_store(
     """The store's collections and, for each enabled profile (or each of `profiles`, by any
     spelling), what it holds; `hashes` adds each memory's content hash."""
     chosen = [_profile(settings, p) for p in profiles] if profiles else settings.profiles
+    chosen = [profile.name for profile in declarations(chosen)]
     return StoreListing(
         data_dir=str(settings.data_dir),
         backend=settings.effective_backend,

@@ -16,13 +16,13 @@ from scoperag.core.errors import ScoperagError
 from scoperag.pipelines.book import ingest_book
 from scoperag.pipelines.docs import ingest_docs_jsonl
 from scoperag.pipelines.memories import import_memories
-from scoperag.server.cli.demo import SAMPLES
 from scoperag.server.cli.main import cli
 from scoperag.server.data_admin import delete, list_store, planned_deletion
 from scoperag.server.mcp.app import build_server
 from scoperag.server.profiles.dnd import service as dnd_service
 from scoperag.server.profiles.pdf import service as pdf_service
 from scoperag.server.runtime import Runtime
+from scoperag.server.samples import SAMPLES
 
 SMALL_PDF = SAMPLES / "qpdf-page-labels-num-tree.pdf"
 

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import scoperag
-from scoperag.profile_handle import Profile
 from scoperag.server.profiles import declaration
+from scoperag.server.python_api.handle import Profile
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "python.md"
 TEXT = PAGE.read_text(encoding="utf-8")

@@ -14,7 +14,7 @@ import pytest
 from scoperag import Store
 from scoperag.core.embedding.embedders import Embedder
 from scoperag.core.errors import ScoperagError
-from scoperag.server.cli.demo import SAMPLES
+from scoperag.server.samples import SAMPLES
 
 PDF = SAMPLES / "qpdf-page-labels-num-tree.pdf"
 DOCUMENT = "qpdf-page-labels-num-tree"

@@ -14,10 +14,10 @@ from scoperag.core.config.settings import Settings
 from scoperag.core.embedding.embedders import Embedder
 from scoperag.core.engine.backend import VectorBackend
 from scoperag.pipelines.pdf import ingest_pdfs
-from scoperag.server.cli.demo import SAMPLES
 from scoperag.server.cli.main import cli
 from scoperag.server.mcp.app import build_server
 from scoperag.server.runtime import Runtime
+from scoperag.server.samples import SAMPLES
 
 SAMPLE = SAMPLES / "qpdf-page-labels-num-tree.pdf"
 FIND = {"query": "page labels", "document_id": "qpdf-page-labels-num-tree", "limit": 5}

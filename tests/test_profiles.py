@@ -8,15 +8,20 @@ import importlib
 import pytest
 from fastmcp import Client
 
-from scoperag.core.config.settings import PROFILES, Settings
-from scoperag.server.cli.demo import SAMPLES
+from scoperag.core.config.settings import Settings
+from scoperag.core.contracts import profile_names
 from scoperag.server.mcp.app import build_server
 from scoperag.server.profiles import declarations, resolve_profile
 from scoperag.server.runtime import Runtime
+from scoperag.server.samples import SAMPLES
 
 
-def test_every_profile_is_declared_once_under_its_name() -> None:
-    assert [profile.name for profile in declarations()] == list(PROFILES)
+def test_every_profile_found_has_one_declaration_and_one_contract() -> None:
+    """The declarations found (server) and the contracts found (core) name the same profiles,
+    and the declared order is the one the tools are listed in."""
+    found = [profile.name for profile in declarations()]
+    assert found == ["pdf", "books", "memory", "dnd", "docs"]
+    assert sorted(found) == profile_names() == sorted(Settings().profiles)
 
 
 @pytest.mark.parametrize("profile", declarations(), ids=lambda profile: profile.name)

@@ -18,9 +18,9 @@ import scoperag
 from scoperag import Store, ToolCallError
 from scoperag.core.embedding.embedders import Embedder
 from scoperag.core.errors import ScoperagError
-from scoperag.server.cli.demo import SAMPLES
 from scoperag.server.mcp.app import build_server
 from scoperag.server.profiles import declarations
+from scoperag.server.samples import SAMPLES
 
 PDF = SAMPLES / "qpdf-page-labels-num-tree.pdf"
 

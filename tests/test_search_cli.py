@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from scoperag.server.cli.demo import SAMPLES
 from scoperag.server.cli.main import cli
-from scoperag.server.cli.search import parse_value, parse_values
+from scoperag.server.cli.tool_arguments import parse_value, parse_values
+from scoperag.server.samples import SAMPLES
 
 
 @pytest.fixture(scope="module")

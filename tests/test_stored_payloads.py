@@ -26,12 +26,12 @@ from scoperag.pipelines.memories import import_memories
 from scoperag.postprocessors.sentence_dedup import SentenceDedup
 from scoperag.postprocessors.spoiler_truncation import SpoilerTruncation
 from scoperag.retrievers.spoiler_safe import SpoilerSafeRetriever
-from scoperag.server.cli.demo import SAMPLES
 from scoperag.server.profiles.books.models import SearchBookParams
 from scoperag.server.profiles.books.service import BookService
 from scoperag.server.profiles.pdf.notes import store_note
 from scoperag.server.profiles.pdf.service import ingest_paths
 from scoperag.server.runtime import Runtime
+from scoperag.server.samples import SAMPLES
 
 QUESTIONS = [
     "who has taken Netherfield Park?",

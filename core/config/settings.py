@@ -12,7 +12,6 @@ import platformdirs
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-PROFILES = ("pdf", "books", "memory", "dnd", "docs")
 DEFAULT_MODELS = {
     "local": "sentence-transformers/all-MiniLM-L6-v2",
     # BAAI/bge-base-en-v1.5 (768-d, the model the books specification names) as a GGUF build
@@ -30,6 +29,13 @@ def _split_list(value: object) -> object:
             return json.loads(text)
         return [part.strip() for part in text.replace(";", ",").split(",") if part.strip()]
     return value
+
+
+def _installed_profiles() -> list[str]:
+    """Every profile installed: those whose contract is found (`scoperag.core.contracts`)."""
+    from scoperag.core.contracts import profile_names
+
+    return profile_names()
 
 
 class Settings(BaseSettings):
@@ -66,7 +72,8 @@ class Settings(BaseSettings):
         "core this process may use.",
     )
     profiles: Annotated[list[str], NoDecode] = Field(
-        default_factory=lambda: list(PROFILES), description="Profiles served, e.g. `pdf,books`."
+        default_factory=lambda: _installed_profiles(),
+        description="Profiles served, e.g. `pdf,books`.",
     )
     allowed_dirs: Annotated[list[Path], NoDecode] = Field(
         default_factory=list, description="Directories the MCP ingest tools may read from."
@@ -121,10 +128,11 @@ class Settings(BaseSettings):
     @field_validator("profiles")
     @classmethod
     def _known_profiles(cls, value: list[str]) -> list[str]:
-        unknown = [name for name in value if name not in PROFILES]
+        installed = _installed_profiles()
+        unknown = [name for name in value if name not in installed]
         if unknown:
             raise ValueError(
-                f"unknown profile(s) {', '.join(unknown)}; accepted: {', '.join(PROFILES)} "
+                f"unknown profile(s) {', '.join(unknown)}; accepted: {', '.join(installed)} "
                 "(comma-separated)"
             )
         return value

@@ -1,8 +1,4 @@
-"""Every profile's collections and the payload indexes each one requires.
-
-Profile `x`'s contract is the module `scoperag.core.contracts.x`: it defines
-`required_indexes(settings) -> {collection: [fields]}`.
-"""
+"""Every enabled profile's collections and the payload indexes each one requires."""
 
 from __future__ import annotations
 
@@ -10,12 +6,17 @@ import importlib
 from types import ModuleType
 
 from scoperag.core.config.settings import Settings
+from scoperag.core.contracts import contract_modules
+from scoperag.core.errors import InvalidParameterError
 from scoperag.core.filters.fields import FilterableField
 
 
 def contract_module(profile: str) -> ModuleType:
-    """The payload contract of `profile` (one of `settings.PROFILES`)."""
-    return importlib.import_module(f"{__package__}.{profile}")
+    """The payload contract of `profile` (one of `profile_names()`)."""
+    modules = contract_modules()
+    if profile not in modules:
+        raise InvalidParameterError("profile", profile, ", ".join(modules))
+    return importlib.import_module(modules[profile])
 
 
 def required_indexes(settings: Settings) -> dict[str, list[FilterableField]]:

@@ -2,23 +2,21 @@
 
 Profiles talk to a `VectorBackend`: a LlamaIndex vector store per collection for adding and
 searching nodes, plus the few native operations LlamaIndex has no words for (scroll with order_by,
-count, facet, delete by filter, payload indexes, collection metadata). Filters, orders, points
-and hits are `qdrant_client.models`: the qdrant-client engines take them as they are, Qdrant
-Edge translates them in `core.engine.edge.conversion`.
+count, facet, delete by filter, payload indexes, collection metadata: `EngineOperations`), and
+the registry of the generations readers must not see.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from collections.abc import Iterator
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from scoperag.core.engine.operations import EngineOperations
 
 if TYPE_CHECKING:  # kept out of start-up: the server lists its tools before any engine is opened
     from qdrant_client import models
 
     from scoperag.core.engine.generations import GenerationRegistry
-    from scoperag.core.engine.search_request import SearchRequest, SearchResult
     from scoperag.core.engine.vector_store import CollectionVectorStore
 
 KEYWORD_HINT = (
@@ -30,10 +28,9 @@ FUSION_CANDIDATES = 100
 ALL_VALUES = 1_000_000  # facet limit for "every value of a key"
 
 
-class VectorBackend(ABC):
+class VectorBackend(EngineOperations):
     """One vector engine holding every collection of the process."""
 
-    name: str
     fresh_registry = False  # True where other processes may write (a server): no caching
 
     @cached_property
@@ -50,119 +47,6 @@ class VectorBackend(ABC):
         from scoperag.core.engine.vector_store import CollectionVectorStore
 
         return CollectionVectorStore(self, collection)
-
-    @abstractmethod
-    def list_collections(self) -> list[str]: ...
-
-    @abstractmethod
-    def has_keywords(self, collection: str) -> bool:
-        """Whether the collection keeps BM25 sparse vectors (`SPARSE_VECTOR`) beside the dense."""
-
-    @abstractmethod
-    def add_keywords(self, collection: str) -> int:
-        """Give a collection built before hybrid search its BM25 vectors, without re-embedding.
-
-        The points are copied with their dense vectors and payloads into a collection that
-        keeps BM25 vectors (computed from each point's text), which then replaces the old one;
-        readers see the old collection or the new one, never half of one. Returns the points
-        copied (0 when the collection already keeps BM25 vectors).
-        """
-
-    @abstractmethod
-    def search(self, request: SearchRequest) -> SearchResult:
-        """The request's page: visible points matching its filter, best first, each scored by
-        its cosine similarity to `dense`, in one engine operation.
-
-        A collection that does not exist gives no hits (`exists` False); one built with another
-        embedder than `request.embedder` raises `EmbedderMismatchError`. Only points whose
-        cosine is at least `score_threshold` are candidates. With `text` on a collection that
-        keeps BM25 vectors (`keywords`), the order is the engine's distribution-based score
-        fusion (DBSF: each ranking's scores normalised by their spread, then summed) of the
-        dense ranking and the BM25 ranking of `text` over those same candidates (two
-        prefetches, the filter and the floor in both), so keywords reorder what meaning found
-        and never bring in a point below the floor; otherwise it is the dense ranking. `offset`
-        skips that many. With `count_cap`, `count` is the number of candidates up to that cap
-        (on Qdrant Edge one ids-only query gives both the count and the page's candidates).
-        A fused hit's `order_value` is its fusion score (see `order_score`).
-        """
-
-    @abstractmethod
-    def collection_exists(self, collection: str) -> bool: ...
-
-    @abstractmethod
-    def create_collection(self, collection: str, dimension: int, metadata: dict[str, Any]) -> None:
-        """Create an empty collection: a cosine `DENSE_VECTOR` and BM25 `SPARSE_VECTOR`s."""
-
-    @abstractmethod
-    def collection_metadata(self, collection: str) -> dict[str, Any]: ...
-
-    @abstractmethod
-    def update_collection_metadata(self, collection: str, changes: dict[str, Any]) -> None:
-        """Set these top-level metadata keys in one atomic write (other keys stay)."""
-
-    @abstractmethod
-    def payload_indexes(self, collection: str) -> dict[str, str]:
-        """Payload key -> index type of the indexes that exist."""
-
-    @abstractmethod
-    def create_index(self, collection: str, key: str, schema: str) -> None:
-        """A payload index of type `schema` (qdrant-client's `PayloadSchemaType` values)."""
-
-    @abstractmethod
-    def delete(self, collection: str, flt: models.Filter) -> None: ...
-
-    @abstractmethod
-    def delete_collection(self, collection: str) -> None:
-        """Remove a collection with its points, indexes and metadata."""
-
-    @abstractmethod
-    def scroll(
-        self,
-        collection: str,
-        flt: models.Filter | None,
-        limit: int,
-        offset: int = 0,
-        order_by: models.OrderBy | None = None,
-        with_vectors: bool = False,
-    ) -> list[models.Record]:
-        """Visible points matching `flt`, skipping `offset`, ordered by `order_by` (else by id),
-        with their vectors if asked."""
-
-    @abstractmethod
-    def points(self, collection: str, batch_size: int = 512) -> Iterator[list[models.Record]]:
-        """Every point (hidden ones too) with vectors and payload, a page at a time (migrations)."""
-
-    @abstractmethod
-    def count(self, collection: str, flt: models.Filter | None) -> int: ...
-
-    @abstractmethod
-    def facet(
-        self, collection: str, key: str, flt: models.Filter | None, limit: int
-    ) -> dict[Any, int]:
-        """Value -> number of points, for a keyword/integer payload key."""
-
-    @abstractmethod
-    def key_values(self, collection: str, key: str) -> list[Any]:
-        """Every value the index of `key` holds: candidates to narrow with `facet` or `count`.
-
-        May list values of hidden or deleted points (never fewer than the visible ones); an
-        in-process engine keeps the list until the collection's next write.
-        """
-
-    @abstractmethod
-    def set_payload(self, collection: str, point_id: int | str, payload: dict[str, Any]) -> None:
-        """Set these payload keys of one point (other keys stay)."""
-
-    @abstractmethod
-    def upsert_points(self, collection: str, points: list[models.PointStruct]) -> None:
-        """Write points as they are (vectors included), e.g. when migrating between engines.
-
-        A point without BM25 vectors gets them from its text when the collection keeps them.
-        """
-
-    @abstractmethod
-    def close(self) -> None:
-        """Release files and connections."""
 
 
 def meaning_breaks_ties(

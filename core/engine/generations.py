@@ -34,7 +34,7 @@ from scoperag.core.errors import ScoperagError
 from scoperag.core.filters.fields import narrowed
 
 if TYPE_CHECKING:
-    from scoperag.core.engine.backend import VectorBackend
+    from scoperag.core.engine.operations import EngineOperations
 
 GENERATION_KEY = "ingest_id"
 SOURCE_KEY = "doc_id"  # where LlamaIndex's Qdrant payload layout keeps a node's ref_doc_id
@@ -167,7 +167,7 @@ class GenerationRegistry(Generations):
     the same moment can still overwrite each other's entry.
     """
 
-    def __init__(self, backend: VectorBackend, fresh: bool = False) -> None:
+    def __init__(self, backend: EngineOperations, fresh: bool = False) -> None:
         self._backend = backend
         self._fresh = fresh
         self._cache: dict[str, list[Hidden]] = {}

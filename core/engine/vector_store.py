@@ -1,6 +1,6 @@
 """`CollectionVectorStore`: LlamaIndex's vector store API over one collection of any engine.
 
-Every call is one public `VectorBackend` operation (upsert, search, scroll, count, delete by
+Every call is one public `EngineOperations` operation (upsert, search, scroll, count, delete by
 filter), so the store works the same on Qdrant Edge, local mode, a Qdrant server and in a process
 that reaches the engine through another one, and every read skips the points a replacement hides
 (`core.engine.generations`). Payloads are LlamaIndex's own (`node_to_metadata_dict`, the
@@ -31,7 +31,7 @@ from scoperag.core.engine.vector_names import DENSE_VECTOR
 from scoperag.core.filters.metadata_filters import to_qdrant_filter
 
 if TYPE_CHECKING:
-    from scoperag.core.engine.backend import VectorBackend
+    from scoperag.core.engine.operations import EngineOperations
 
 BATCH_SIZE = 256  # nodes per upsert
 _MODES = (VectorStoreQueryMode.DEFAULT, VectorStoreQueryMode.HYBRID)
@@ -44,9 +44,9 @@ class CollectionVectorStore(BasePydanticVectorStore):
     flat_metadata: bool = False
 
     collection_name: str
-    _backend: VectorBackend = PrivateAttr()
+    _backend: EngineOperations = PrivateAttr()
 
-    def __init__(self, backend: VectorBackend, collection: str, **kwargs: Any) -> None:
+    def __init__(self, backend: EngineOperations, collection: str, **kwargs: Any) -> None:
         super().__init__(collection_name=collection, **kwargs)
         self._backend = backend
 
@@ -55,7 +55,7 @@ class CollectionVectorStore(BasePydanticVectorStore):
         return "CollectionVectorStore"
 
     @property
-    def client(self) -> VectorBackend:
+    def client(self) -> EngineOperations:
         return self._backend
 
     def add(self, nodes: Sequence[BaseNode], **add_kwargs: Any) -> list[str]:

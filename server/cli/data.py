@@ -6,10 +6,10 @@ import json
 
 import click
 
-from scoperag.server.cli.demo import SAMPLES
 from scoperag.server.cli.profile_args import ProfileName
 from scoperag.server.cli.support import load_settings, run_friendly
 from scoperag.server.profiles import declaration, declarations
+from scoperag.server.samples import SAMPLES
 
 
 def _print_listing(listing: dict) -> None:

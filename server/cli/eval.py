@@ -1,5 +1,5 @@
 """`scoperag eval QUESTIONS.jsonl [--k 5] [--json]`: score retrieval on a user's own questions
-(the question format: `scoperag.evaluation`; the same function as `Store.evaluate`)."""
+(the question format: `scoperag.server.evaluation`; the same function as `Store.evaluate`)."""
 
 from __future__ import annotations
 
@@ -48,13 +48,20 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         per tool and overall, and the questions that missed. A line: {"tool": "qdrant-find",
         "arguments": {"query": "...", "document_id": "x"}, "relevant": [{"physical_page_index":
         5}]} (a hit is relevant when its payload has those values)."""
-        from scoperag.store import Store
+        from scoperag.server.evaluation import evaluate
+        from scoperag.server.mcp.app import build_server
+        from scoperag.server.python_api.session import ToolSession
+        from scoperag.server.runtime import Runtime
 
-        store = Store(settings=load_settings(), progress=False)
+        runtime = Runtime(load_settings())
         try:
-            report = run_friendly(lambda: store.evaluate(questions, k))
+            session = ToolSession(build_server(runtime), progress=False)
+            try:
+                report = run_friendly(lambda: evaluate(session.call, questions, k))
+            finally:
+                session.close()
         finally:
-            store.close()
+            runtime.close()
         data = report.model_dump(mode="json")
         if as_json:
             click.echo(json.dumps(data, indent=2))

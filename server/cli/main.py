@@ -1,4 +1,5 @@
-"""The `scoperag` command line: config, path, serve, ingest, demo (profiles add subcommands)."""
+"""The `scoperag` command line: config, path, serve and the `ingest` group; the profiles and the
+other modules of this package add their commands."""
 
 from __future__ import annotations
 
@@ -9,15 +10,13 @@ import json
 import signal
 import sys
 from functools import partial
-from pathlib import Path
 
 import click
 
-from scoperag.core.config.settings import PROFILES
 from scoperag.core.errors import ScoperagError
 from scoperag.server.cli.profile_args import ProfileGroup
-from scoperag.server.cli.support import load_settings, run_friendly
-from scoperag.server.profiles import declarations
+from scoperag.server.cli.support import load_settings
+from scoperag.server.profiles import declarations, names
 
 
 @click.group()
@@ -29,7 +28,11 @@ def cli() -> None:
 @cli.command()
 def config() -> None:
     """Print the effective settings (from SCOPERAG_* environment variables) as JSON."""
-    click.echo(json.dumps(load_settings().public_view(), indent=2))
+    settings = load_settings()
+    view = settings.public_view()
+    if "profiles" not in settings.model_fields_set:  # every profile: in their declared order
+        view["profiles"] = [profile.name for profile in declarations(settings.profiles)]
+    click.echo(json.dumps(view, indent=2))
 
 
 @cli.command()
@@ -44,7 +47,7 @@ def path() -> None:
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
 @click.option("--port", default=8000, show_default=True, type=int, help="HTTP port.")
-@click.option("--profiles", default=None, help=f"Comma-separated subset of {','.join(PROFILES)}.")
+@click.option("--profiles", default=None, help=f"Comma-separated subset of {','.join(names())}.")
 def serve(transport: str, host: str, port: int, profiles: str | None) -> None:
     """Run the MCP server over stdio (default) or streamable HTTP."""
     from scoperag.server.cli.terminal import announce, serve_stdio
@@ -84,43 +87,23 @@ def ingest() -> None:
     """Ingest sources into the store (beside running servers: they share the embedded store)."""
 
 
-@cli.command()
-@click.option("--query", default="How do I encrypt a PDF file?", show_default=True)
-@click.option(
-    "--data-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Keep the demo's store here (default: a temporary dir, removed afterwards).",
-)
-def demo(query: str, data_dir: Path | None) -> None:
-    """Ingest the bundled sample PDFs into a throw-away store and run filtered `qdrant-find`
-    calls over MCP (never touches your data dir)."""
-    from scoperag.server.cli.demo import run_demo
-
-    run_friendly(lambda: run_demo(load_settings(), query, data_dir))
-
-
-# Modules that add commands besides each profile's own (its declaration names them): each
-# defines `register(cli, ingest)` and keeps heavy imports inside its command functions, so
-# `scoperag --help` stays fast.
-COMMAND_MODULES = [
-    "scoperag.server.cli.migrate",
-    "scoperag.server.cli.bench",
-    "scoperag.server.cli.data",
-    "scoperag.server.cli.status",
-    "scoperag.server.cli.check",
-    "scoperag.server.cli.eval",
-    "scoperag.server.cli.search",
-]
-
-
 def _register_commands() -> None:
+    """Each profile's commands (its declaration names the module) and those of every module of
+    this package that defines `register(cli, ingest)`; each keeps heavy imports inside its
+    command functions, so `scoperag --help` stays fast."""
     import importlib
-    import importlib.util
+    import pkgutil
 
-    for name in [*(profile.commands for profile in declarations()), *COMMAND_MODULES]:
-        if importlib.util.find_spec(name) is not None:
-            importlib.import_module(name).register(cli, ingest)
+    import scoperag.server.cli as package
+
+    modules = [profile.commands for profile in declarations()]
+    modules += [
+        f"{package.__name__}.{info.name}" for info in pkgutil.iter_modules(package.__path__)
+    ]
+    for name in modules:
+        register = getattr(importlib.import_module(name), "register", None)
+        if register is not None:
+            register(cli, ingest)
 
 
 _register_commands()

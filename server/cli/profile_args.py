@@ -7,8 +7,7 @@ from typing import Any
 
 import click
 
-from scoperag.core.config.settings import PROFILES
-from scoperag.server.profiles import declarations, resolve_profile
+from scoperag.server.profiles import declarations, names, resolve_profile
 
 
 def profile_collections() -> dict[str, str]:
@@ -28,13 +27,13 @@ class ProfileName(click.ParamType):
         self.extra = extra
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:
-        return "{" + "|".join((*PROFILES, *self.extra)) + "}"
+        return "{" + "|".join((*names(), *self.extra)) + "}"
 
     def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> Any:
         from click.shell_completion import CompletionItem
 
-        names = (*PROFILES, *self.extra)
-        return [CompletionItem(name) for name in names if name.startswith(incomplete)]
+        accepted = (*names(), *self.extra)
+        return [CompletionItem(name) for name in accepted if name.startswith(incomplete)]
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
         if value in self.extra:
@@ -43,7 +42,7 @@ class ProfileName(click.ParamType):
         profile = resolve_profile(value, collections)
         if profile is None:
             self.fail(
-                f"{value!r} is not a profile. Accepted: {', '.join((*PROFILES, *self.extra))} "
+                f"{value!r} is not a profile. Accepted: {', '.join((*names(), *self.extra))} "
                 f"(or a profile's collection: {', '.join(collections.values())}).",
                 param,
                 ctx,

@@ -43,11 +43,12 @@ class Profile:
     """One profile: its names, its collection, and the modules and tables built from them.
 
     The collection and its payload indexes are the profile's contract
-    (`scoperag.core.contracts.<name>`); its pipeline is what its ingest tool and ingest
+    (found by `scoperag.core.contracts`); its pipeline is what its ingest tool and ingest
     command run.
     """
 
     name: str
+    order: int  # where it stands in tools/list, help and listings (lowest first)
     instructions: str  # its sentence in the MCP server's instructions
     tools: str  # module with `build(runtime) -> LocalProvider`: every tool, ingestion's too
     commands: str  # module with `register(cli, ingest)`: `scoperag ingest <name>` and others
@@ -59,6 +60,10 @@ class Profile:
     retriever: SearchTool | None = None  # what `retriever()` searches (None: its own kind)
     http: str | None = None  # module with `http_router(runtime)`: its HTTP routes
     unindexed: frozenset[str] = field(default_factory=frozenset)  # group keys with no index
+    # `scoperag list --hashes`: each item's (id key, text key), listed with its first words
+    hashes: tuple[str, str] | None = None
+    # its object's class in the Python API, `module:Class` (None: its tools as methods)
+    python_api: str | None = None
 
     def collection(self, settings: Settings) -> str:
         """The collection the profile writes, under `settings`."""

@@ -69,7 +69,7 @@ class QdrantClientBackend(VectorBackend):
 
     def add_keywords(self, collection: str) -> int:
         """Rebuild the collection with BM25 vectors, resumably (`core.engine.client.reindex`)."""
-        return client_reindex.add_keywords(self, collection)
+        return client_reindex.add_keywords(self, self.client, collection)
 
     def search(self, request: SearchRequest) -> SearchResult:
         if not searchable(self, request):

@@ -4,6 +4,7 @@ from scoperag.server.profiles.declaration import DeleteTarget, Profile, Sample
 
 PROFILE = Profile(
     name="books",
+    order=20,
     aliases=("book",),
     instructions="Ask about a book without spoilers past the reader's saved position.",
     tools="scoperag.server.profiles.books.tools",
@@ -15,6 +16,7 @@ PROFILE = Profile(
         "books": "list_books",
         "ingest": "ingest_book",
     },
+    python_api="scoperag.server.profiles.books.python_api:BookProfile",
     sample=Sample("pride-and-prejudice-ch1-3.txt", "scoperag ingest books {path} --book-id pride"),
     groups={"books": "book_id"},
     deletes={"books": DeleteTarget("book_id", "book")},

@@ -4,6 +4,7 @@ from scoperag.server.profiles.declaration import DeleteTarget, Profile, Sample, 
 
 PROFILE = Profile(
     name="dnd",
+    order=40,
     instructions="Look up D&D 5e content (spells, monsters, items, rules) by source document.",
     tools="scoperag.server.profiles.dnd.tools",
     commands="scoperag.server.profiles.dnd.commands",

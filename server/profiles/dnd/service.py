@@ -18,7 +18,8 @@ from scoperag.core.filters.fields import (
     empty_selection,
 )
 from scoperag.retrievers.fusion import Ranked, reciprocal_rank_fusion
-from scoperag.retrievers.name_match import NameMatch, NameSearch
+from scoperag.retrievers.name_match import NameMatch
+from scoperag.retrievers.name_search import NameSearch
 from scoperag.retrievers.searches import HybridSearch, TextQuery
 from scoperag.server.mcp.ingest_reports import file_entries
 from scoperag.server.profiles.dnd.models import (

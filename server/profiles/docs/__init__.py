@@ -4,6 +4,7 @@ from scoperag.server.profiles.declaration import DeleteTarget, Profile, Sample, 
 
 PROFILE = Profile(
     name="docs",
+    order=50,
     instructions="Search shared documents by scope, status, type, agent and update time.",
     tools="scoperag.server.profiles.docs.tools",
     commands="scoperag.server.profiles.docs.commands",

@@ -4,6 +4,7 @@ from scoperag.server.profiles.declaration import DeleteTarget, Profile, Sample, 
 
 PROFILE = Profile(
     name="memory",
+    order=30,
     aliases=("memories",),
     instructions="Store memories and search them by tags, dates and type.",
     tools="scoperag.server.profiles.memory.tools",
@@ -15,6 +16,7 @@ PROFILE = Profile(
         "ingest": "ingest_memories",
     },
     retriever=SearchTool("search", "page_size"),
+    hashes=("content_hash", "content"),
     sample=Sample("memories.json", "scoperag ingest memory {path}"),
     groups={"tags": "tags", "types": "memory_type"},
     deletes={

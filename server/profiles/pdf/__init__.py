@@ -4,6 +4,7 @@ from scoperag.server.profiles.declaration import DeleteTarget, Profile, Sample, 
 
 PROFILE = Profile(
     name="pdf",
+    order=10,
     instructions="Search PDF pages by document and page label or index (qdrant-find).",
     tools="scoperag.server.profiles.pdf.tools",
     commands="scoperag.server.profiles.pdf.commands",

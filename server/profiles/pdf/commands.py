@@ -1,4 +1,4 @@
-"""`scoperag ingest pdf PATH... [--document-id ID] [--collection NAME]`."""
+"""`scoperag ingest pdf PATH... [--document-id ID] [--collection NAME]` and `scoperag demo`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,22 @@ from scoperag.server.cli.support import load_settings, print_report, progress_ba
 
 
 def register(cli: click.Group, ingest: click.Group) -> None:
-    """Add the pdf profile's commands."""
+    """Add the pdf profile's commands: `scoperag ingest pdf` and `scoperag demo`."""
+
+    @cli.command()
+    @click.option("--query", default="How do I encrypt a PDF file?", show_default=True)
+    @click.option(
+        "--data-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="Keep the demo's store here (default: a temporary dir, removed afterwards).",
+    )
+    def demo(query: str, data_dir: Path | None) -> None:
+        """Ingest the bundled sample PDFs into a throw-away store and run filtered `qdrant-find`
+        calls over MCP (never touches your data dir)."""
+        from scoperag.server.profiles.pdf.demo import run_demo
+
+        run_friendly(lambda: run_demo(load_settings(), query, data_dir))
 
     @ingest.command("pdf")
     @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))

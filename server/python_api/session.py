@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from fastmcp import Client, FastMCP
 from fastmcp.tools import Tool
 
-from scoperag.tool_methods import ToolCallError, result_value
+from scoperag.server.python_api.methods import ToolCallError, result_value
 
 T = TypeVar("T")
 # the thread a session's loop runs in, and so its in-memory server

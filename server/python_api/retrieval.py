@@ -1,4 +1,4 @@
-"""LlamaIndex retrievers over a profile's search tool, and the spoiler-safe one of a book."""
+"""A LlamaIndex retriever over a profile's search tool."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ from typing import Any
 
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
-
-from scoperag.core.errors import ScoperagError
 
 # the fields a search hit's text is in, by profile kind (memories carry `content`)
 TEXT_KEYS = ("text", "content")
@@ -48,14 +46,3 @@ class ToolRetriever(BaseRetriever):
             node = TextNode(text=text, metadata=payload)
             nodes.append(NodeWithScore(node=node, score=score))
         return nodes
-
-
-def reader_position(position: Any) -> int:
-    """The sentence id of a saved reading position (a `get_reading_position` result)."""
-    if position.sid is None:
-        raise ScoperagError(
-            f"No reading position is saved for reader '{position.reader}' in "
-            f"'{position.book_id}', so every sentence could be a spoiler. Set one first with "
-            "store.books.set_position (sentence=, chapter= or quote=)."
-        )
-    return position.sid

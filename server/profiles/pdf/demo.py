@@ -14,9 +14,7 @@ from pathlib import Path
 import click
 
 from scoperag.core.config.settings import Settings
-
-SAMPLES = Path(__file__).parents[1] / "samples"  # every profile's sample, as it declares
-
+from scoperag.server.samples import SAMPLES
 
 # what a user runs next, on their own data (printed when the demo ends)
 NEXT_COMMANDS = (

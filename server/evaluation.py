@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from scoperag.core.errors import InvalidParameterError, ScoperagError
-from scoperag.retrieval import hit_list, hit_payload
+from scoperag.server.python_api.retrieval import hit_list, hit_payload
 
 Call = Callable[..., Any]
 
