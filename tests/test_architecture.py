@@ -1,0 +1,196 @@
+"""The tree shows the architecture (docs/architecture.md): no import cycle of any length, imports
+that point one way, small folders and modules, and no shared code that names a profile. Read
+from the source with `ast`, not run."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# the repository's folders and the `scoperag.<part>` package each one is installed as
+PACKAGES = {
+    "scoperag": "scoperag",
+    "core": "scoperag.core",
+    "pipelines": "scoperag.pipelines",
+    "retrievers": "scoperag.retrievers",
+    "postprocessors": "scoperag.postprocessors",
+    "server": "scoperag.server",
+}
+HANDLER = re.compile(r"(scoperag(?:\.\w+)+):\w+")
+# the layers, lowest first: a module imports only from its own layer or those below it
+LAYERS = [
+    ("scoperag.core",),
+    ("scoperag.pipelines", "scoperag.retrievers", "scoperag.postprocessors"),
+    ("scoperag.server",),
+    ("scoperag",),
+]
+MOST_MODULES = 15  # in one folder
+MOST_LINES = 300  # in one module
+PROFILE_NAMES = {"pdf", "books", "memory", "memories", "dnd", "docs"}
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of scoperag by its dotted name (a package by its `__init__.py`)."""
+    modules = {}
+    for folder, package in PACKAGES.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            parts = path.relative_to(ROOT / folder).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            modules[".".join((package, *parts))] = path
+    return modules
+
+
+def _imported(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The scoperag modules `name` imports: at the top, inside functions and for annotations
+    alike. A handler named by a string (`"scoperag.server.x:Class"`) counts as an import."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            submodules = {f"{base}.{alias.name}" for alias in node.names} & modules.keys()
+            # `from package import submodule` needs the submodule; any other name, the module
+            found.update(submodules if len(submodules) == len(node.names) else {base})
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            match = HANDLER.fullmatch(node.value)
+            found.add(match[1] if match else "")
+    return {module for module in found if module in modules and module != name}
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    return {name: _imported(name, path, modules) for name, path in modules.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, without recursion)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, targets = work[-1]
+            target = next(targets, None)
+            if target is not None:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph[target]))))
+                elif target in on_stack:
+                    low[node] = min(low[node], index[target])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def _layer(module: str) -> int:
+    for level, prefixes in enumerate(LAYERS):
+        if any(module == p or module.startswith(f"{p}.") for p in prefixes):
+            return level
+    raise AssertionError(module)
+
+
+def test_the_graph_holds_the_whole_package() -> None:
+    graph = _graph()
+    assert len(graph) > 150
+    assert "scoperag.core.engine.edge.search" in graph["scoperag.core.engine.edge.backend"]
+    assert "scoperag.server.profiles.pdf.service" in graph["scoperag.server.profiles.pdf.tools"]
+
+
+def test_cycles_are_found_through_any_length() -> None:
+    """The cycle finder itself: a ring of three and a pair, beside a chain that is no cycle."""
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"e"}, "e": {"d", "f"}, "f": set()}
+    assert sorted(_cycles(graph)) == [["a", "b", "c"], ["d", "e"]]
+
+
+def test_no_import_cycle_of_any_length() -> None:
+    assert _cycles(_graph()) == []
+
+
+def test_imports_point_one_way() -> None:
+    """core <- pipelines, retrievers, postprocessors <- server <- the public API (`scoperag`)."""
+    upward = [
+        f"{module} -> {target}"
+        for module, targets in _graph().items()
+        for target in targets
+        if _layer(target) > _layer(module)
+    ]
+    assert upward == []
+
+
+def test_no_folder_holds_more_than_fifteen_modules() -> None:
+    folders = {path.parent for folder in PACKAGES for path in (ROOT / folder).rglob("*.py")}
+    assert len(folders) > 20
+    crowded = {str(f): n for f in folders if (n := len(list(f.glob("*.py")))) > MOST_MODULES}
+    assert crowded == {}
+
+
+def test_no_module_is_over_three_hundred_lines() -> None:
+    sizes = {name: len(path.read_text().splitlines()) for name, path in _modules().items()}
+    assert max(sizes.values()) > 100
+    assert {name: n for name, n in sizes.items() if n > MOST_LINES} == {}
+
+
+def _shared(name: str) -> bool:
+    """Code every profile shares: not a profile's folder, contract or pipeline."""
+    own = ("scoperag.server.profiles.", "scoperag.core.contracts.", "scoperag.pipelines.")
+    return not name.startswith(own) or name in {
+        "scoperag.server.profiles",
+        "scoperag.server.profiles.declaration",
+    }
+
+
+def _compared_names(source: str) -> list[tuple[int, str]]:
+    """(line, name) of each profile name a module compares a value with (`x == "memory"`,
+    `x in ("books", "dnd")`)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            for side in [node.left, *node.comparators]:
+                for leaf in ast.walk(side):
+                    if isinstance(leaf, ast.Constant) and leaf.value in PROFILE_NAMES:
+                        found.append((node.lineno, leaf.value))
+    return found
+
+
+def test_the_name_check_finds_a_branch_on_a_profile() -> None:
+    source = 'def kind(name):\n    return 1 if name == "books" else name in ("x", "dnd")\n'
+    assert _compared_names(source) == [(2, "books"), (2, "dnd")]
+
+
+def test_shared_code_never_branches_on_a_profile_name() -> None:
+    shared = {name: path for name, path in _modules().items() if _shared(name)}
+    assert "scoperag.server.data_admin" in shared and "scoperag.store" in shared
+    branches = {
+        name: hits for name, path in shared.items() if (hits := _compared_names(path.read_text()))
+    }
+    assert branches == {}
