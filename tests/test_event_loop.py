@@ -28,7 +28,7 @@ def slow_loading(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     real_import = importlib.import_module
 
     def import_module(name: str, package: str | None = None) -> ModuleType:
-        if name.endswith("_service"):
+        if name.endswith(".service"):
             started.set()
             time.sleep(2)
         return real_import(name, package)
