@@ -137,3 +137,63 @@ def test_a_flood_of_one_error_is_logged_about_once_a_second() -> None:
     floods = [record for record in seen if record.msg.startswith("accept failed")]
     assert 1 <= len(floods) <= elapsed + 1
     assert seen[-1].getMessage() == "another message"
+
+
+def test_the_uvicorn_internals_deadline_protocol_reads_are_there() -> None:
+    """`DeadlineProtocol` subclasses uvicorn's private `H11Protocol` (docs/upstream.md): it is
+    built as uvicorn's server builds a protocol, reads `conn`, `connections`, `loop` and
+    `transport`, overrides the four methods below and relies on `on_response_complete` being
+    what a request cycle calls when an answer is sent. This fails when any of that changes."""
+    import asyncio
+    import inspect
+
+    import h11
+    import uvicorn
+    from uvicorn.protocols.http.h11_impl import H11Protocol, RequestResponseCycle
+    from uvicorn.server import ServerState
+
+    from scoperag.server.http.limits import DeadlineProtocol
+
+    server_source = inspect.getsource(uvicorn.Server)
+    assert "config.http_protocol_class(" in server_source  # Config(http=) builds the protocol
+    for keyword in ("config=config", "server_state=self.server_state", "_loop=_loop"):
+        assert keyword in server_source, keyword
+    assert "on_response=self.on_response_complete" in inspect.getsource(H11Protocol)
+    assert "on_response" in inspect.signature(RequestResponseCycle).parameters
+    for method in ("connection_made", "data_received", "on_response_complete", "connection_lost"):
+        base, ours = getattr(H11Protocol, method), getattr(DeadlineProtocol, method)
+        assert list(inspect.signature(base).parameters) == list(
+            inspect.signature(ours).parameters
+        ), method
+    assert list(inspect.signature(uvicorn.Server.startup).parameters) == ["self", "sockets"]
+
+    loop = asyncio.new_event_loop()
+    try:
+        app = Starlette(routes=[Route("/", echo)])
+        config = uvicorn.Config(app, http=H11Protocol)
+        config.load()
+        state = ServerState()
+        protocol = DeadlineProtocol(
+            config=config, server_state=state, app_state={}, _loop=loop, limits=HttpLimits()
+        )
+        assert isinstance(protocol.conn, h11.Connection)
+        assert protocol.connections is state.connections and protocol.loop is loop
+
+        class Transport(asyncio.Transport):
+            def get_extra_info(self, name: str, default: object = None) -> object:
+                return ("127.0.0.1", 8000) if name in ("sockname", "peername") else default
+
+            def is_closing(self) -> bool:
+                return False
+
+            def close(self) -> None:
+                pass
+
+        transport = Transport()
+        protocol.connection_made(transport)
+        assert protocol.transport is transport and protocol in state.connections
+        assert protocol.read_deadline is not None  # armed for the headers
+        protocol.connection_lost(None)
+        assert protocol not in state.connections and protocol.read_deadline is None
+    finally:
+        loop.close()

@@ -144,6 +144,7 @@ def test_install_pulls_no_pytorch(venv: Path) -> None:
     installed = {item["name"].lower().replace("_", "-") for item in json.loads(listed.stdout)}
     assert {"scoperag", MODEL_DISTRIBUTION, "onnxruntime"} <= installed
     assert not installed & HEAVY
+    assert not installed & {"pytest", "pytest-asyncio"}  # the Ollama integration is an extra
 
 
 def test_demo_runs_in_a_throwaway_store(venv: Path, home: Path, tmp_path: Path) -> None:

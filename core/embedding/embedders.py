@@ -102,8 +102,17 @@ class _OllamaModel:
     """An Ollama model over HTTP, through LlamaIndex's Ollama embedding."""
 
     def __init__(self, settings: Settings) -> None:
-        from scoperag.core.embedding.ollama import make_ollama_embedding
-
+        try:
+            from scoperag.core.embedding.ollama import make_ollama_embedding
+        except ModuleNotFoundError as exc:
+            if not _in_ollama_extra(exc.name):
+                raise
+            raise EmbeddingServiceError(
+                f"SCOPERAG_EMBED_PROVIDER=ollama needs the Ollama integration, which is not "
+                f"installed (no module '{exc.name}'). Install it with "
+                '`pip install "scoperag[ollama]"`, or set SCOPERAG_EMBED_PROVIDER=local for '
+                "the packaged model."
+            ) from None
         self.embedding = make_ollama_embedding(settings)
 
     def embed_query(self, text: str) -> list[float]:
@@ -114,6 +123,14 @@ class _OllamaModel:
 
     def as_llama_index(self) -> BaseEmbedding:
         return self.embedding
+
+
+# The modules of the `ollama` extra (pyproject.toml): LlamaIndex's integration and its client.
+_OLLAMA_EXTRA = ("llama_index.embeddings", "ollama", "httpx")
+
+
+def _in_ollama_extra(module: str | None) -> bool:
+    return any(module == name or (module or "").startswith(f"{name}.") for name in _OLLAMA_EXTRA)
 
 
 _FACTORIES = {"local": _LocalModel, "ollama": _OllamaModel}

@@ -3,6 +3,9 @@
 On top of LlamaIndex's class: SCOPERAG_EMBED_DIMENSIONS is sent as `dimensions`, every vector
 is checked to have that length, and the three failures a person meets (Ollama not running, the
 model not pulled, vectors of another size) become errors that say which and what to do.
+
+Its imports are the `ollama` extra's (`pip install "scoperag[ollama]"`); `embedders.py` imports
+this module only for SCOPERAG_EMBED_PROVIDER=ollama and says how to install the extra.
 """
 
 from __future__ import annotations
