@@ -5,13 +5,17 @@ above any disk's free space shows the same without a tmpfs, a test sets that ins
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
 from qdrant_client import models
 
 from scoperag.core.config.settings import Settings
@@ -25,6 +29,7 @@ from scoperag.core.engine.disk_space import (
 from scoperag.core.engine.vector_names import DENSE_VECTOR
 from scoperag.core.errors import InvalidParameterError
 from scoperag.server.cli.migrate import migrate
+from scoperag.server.cli.status import store_status
 from scoperag.server.runtime import Runtime
 
 COLLECTION = "notes"
@@ -170,3 +175,61 @@ def test_a_migration_below_the_floor_writes_nothing_and_says_why(
     monkeypatch.delenv(MIN_FREE_ENV)
     [copied] = migrate(Settings(data_dir=tmp_path), "local", "edge", []).collections
     assert copied.points == 10
+
+
+def _without_free_figure(message: str) -> str:
+    """`message` with its measured free space (which other writers on the disk move) masked."""
+    masked = re.sub(r"has \d+\.\d MiB free", "has N MiB free", message)
+    assert masked != message, message
+    return masked
+
+
+async def test_an_attached_process_reads_the_owners_disk_full_error_as_it_is(
+    tmp_path: Path,
+) -> None:
+    """Below the floor, an attached server's client and an attached `scoperag ingest` read the
+    message the owner's do: no owner-failure prefix, no traceback."""
+    data_dir = tmp_path / "shared"
+    memories = tmp_path / "memories.json"
+    memories.write_text(json.dumps([{"content": "a note below the floor"}]))
+    script = Path(sys.executable).parent / "scoperag"
+    env = {
+        **os.environ,
+        "SCOPERAG_DATA_DIR": str(data_dir),
+        "SCOPERAG_PROFILES": "memory",
+        MIN_FREE_ENV: str(1 << 30),  # a PiB: every disk is below it
+    }
+
+    def ingest() -> list[str]:
+        ran = subprocess.run(
+            [script, "ingest", "memory", str(memories)], env=env, capture_output=True, text=True
+        )
+        assert ran.returncode == 1 and "Traceback" not in ran.stderr, ran.stderr
+        return ran.stderr.strip().splitlines()
+
+    alone = ingest()  # no other process: this one owns the store
+    assert alone[-1].startswith("Error: Refused to write to the store: the disk holding")
+
+    def server() -> Client:
+        transport = StdioTransport(str(script), ["serve"], env=env, keep_alive=False)
+        return Client(transport, timeout=120)
+
+    async with server() as owning, server() as attached:
+        for client in (owning, attached):  # in this order: the first one opens the store
+            found = await client.call_tool("search", {"query": "note"})
+            assert not found.is_error
+        report = store_status(Settings(data_dir=data_dir))
+        assert "serve" in report["owner"]["command"] and len(report["attached"]) == 1
+        messages = []
+        for client in (owning, attached):
+            stored = await client.call_tool(
+                "store_memory", {"content": "a note"}, raise_on_error=False
+            )
+            assert stored.is_error
+            messages.append(stored.content[0].text)
+        beside = ingest()  # attached to the owning server
+    assert report["owner"]["pid"] not in {entry["pid"] for entry in report["attached"]}
+    assert messages[0].startswith("Refused to write to the store: the disk holding")
+    assert _without_free_figure(messages[1]) == _without_free_figure(messages[0])
+    assert _without_free_figure(beside[-1]) == _without_free_figure(alone[-1])
+    assert _without_free_figure(beside[-1]) == "Error: " + _without_free_figure(messages[0])

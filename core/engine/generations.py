@@ -12,6 +12,11 @@ Every read of every engine (query, scroll, count, facet) passes its filter throu
 `with_hidden`, so a search, a listing or a count sees the old version or the new one, never a
 mix, also after a kill at any moment. Leftovers of a killed ingestion are deleted the next
 time that collection is written (`GenerationRegistry.recover`).
+
+Each change is idempotent, so a call made once more after a takeover (the owner process died
+before answering, see `core.engine.sharing.shared_backend`) ends as the first one did: `begin`
+takes the generation id from its caller, the last generations committed are kept beside the
+registry (`COMMITTED_KEY`), and `abort` of a generation already gone does nothing.
 """
 
 from __future__ import annotations
@@ -39,6 +44,8 @@ if TYPE_CHECKING:
 GENERATION_KEY = "ingest_id"
 SOURCE_KEY = "doc_id"  # where LlamaIndex's Qdrant payload layout keeps a node's ref_doc_id
 REGISTRY_KEY = "scoperag_hidden"
+COMMITTED_KEY = "scoperag_committed"  # the last generations committed, newest last
+COMMITTED_KEPT = 64
 STALE_AFTER = 24 * 3600  # an entry this old is a leftover whoever wrote it
 
 
@@ -129,17 +136,21 @@ class Generations(ABC):
     """Begin, commit and abort generations; `replacing` runs an ingestion between them."""
 
     @abstractmethod
-    def begin(self, collection: str, sources: list[str], writer: str) -> str:
-        """Register a new generation of `sources`, hidden while it is written; its id."""
+    def begin(
+        self, collection: str, sources: list[str], writer: str, generation: str | None = None
+    ) -> str:
+        """Register generation `generation` (default: a new id) of `sources`, hidden while it
+        is written; its id. Once more with the same id, the generation registered is kept."""
 
     @abstractmethod
     def commit(self, collection: str, generation: str, keep_ids: list[str]) -> None:
         """Show `generation` and delete every other generation of its sources (but `keep_ids`
-        and generations still being written), in one step for readers."""
+        and generations still being written), in one step for readers. Once more after it has
+        succeeded, nothing changes."""
 
     @abstractmethod
     def abort(self, collection: str, generation: str) -> None:
-        """Delete what `generation` wrote and forget it."""
+        """Delete what `generation` wrote and forget it (nothing to do if it is gone)."""
 
     @contextmanager
     def replacing(
@@ -149,7 +160,7 @@ class Generations(ABC):
         old generations (but `keep_ids`) are hidden in one step, then deleted; on failure the
         new points are. Readers see one complete version throughout."""
         writer = f"{socket.gethostname()}:{os.getpid()}"
-        generation = self.begin(collection, list(sources), writer)
+        generation = self.begin(collection, list(sources), writer, uuid.uuid4().hex)
         try:
             yield generation
         except BaseException:
@@ -195,11 +206,25 @@ class GenerationRegistry(Generations):
         """Drop the cached registry (the collection's metadata was written anew)."""
         self._cache.pop(collection, None)
 
-    def _save(self, collection: str, entries: list[Hidden]) -> None:
-        """One atomic metadata write: the registry switches as a whole or not at all."""
-        raw = [entry.model_dump() for entry in entries]
-        self._backend.update_collection_metadata(collection, {REGISTRY_KEY: raw})
+    def _save(self, collection: str, entries: list[Hidden], committed: str = "") -> None:
+        """One atomic metadata write: the registry switches as a whole or not at all (with
+        `committed` added to the generations committed)."""
+        changes: dict[str, object] = {REGISTRY_KEY: [entry.model_dump() for entry in entries]}
+        if committed:
+            done = [g for g in self.committed(collection) if g != committed] + [committed]
+            changes[COMMITTED_KEY] = done[-COMMITTED_KEPT:]
+        self._backend.update_collection_metadata(collection, changes)
         self._cache[collection] = entries
+
+    def committed(self, collection: str) -> list[str]:
+        """The last generations committed in `collection`, newest last."""
+        return list(self._backend.collection_metadata(collection).get(COMMITTED_KEY) or [])
+
+    def _finish(self, collection: str, retiring: Hidden) -> None:
+        """Delete the generations `retiring` hides, then forget it, recorded as committed."""
+        self._backend.delete(collection, retiring.condition())
+        entries = [entry for entry in self.entries(collection) if entry != retiring]
+        self._save(collection, entries, committed=retiring.generation)
 
     def _replace_entry(self, collection: str, old: Hidden | None, new: Hidden | None) -> None:
         entries = [entry for entry in self.entries(collection) if entry != old]
@@ -224,16 +249,26 @@ class GenerationRegistry(Generations):
                 if entry.abandoned() or (entry.phase == "retiring" and not self._fresh)
             ]
             for entry in leftovers:
-                self._backend.delete(collection, entry.condition())
-                self._replace_entry(collection, entry, None)
+                if entry.phase == "retiring":
+                    self._finish(collection, entry)
+                else:
+                    self._backend.delete(collection, entry.condition())
+                    self._replace_entry(collection, entry, None)
         return len(leftovers)
 
-    def begin(self, collection: str, sources: list[str], writer: str) -> str:
+    def _find(self, collection: str, generation: str) -> Hidden | None:
+        return next((e for e in self.entries(collection) if e.generation == generation), None)
+
+    def begin(
+        self, collection: str, sources: list[str], writer: str, generation: str | None = None
+    ) -> str:
         with self._lock:
+            if generation is not None and self._find(collection, generation) is not None:
+                return generation  # made once more after a takeover: registered already
             self.recover(collection)
             writing = Hidden(
                 sources=sources,
-                generation=uuid.uuid4().hex,
+                generation=generation or uuid.uuid4().hex,
                 phase="writing",
                 writer=writer,
                 started=time.time(),
@@ -244,6 +279,13 @@ class GenerationRegistry(Generations):
 
     def commit(self, collection: str, generation: str, keep_ids: list[str]) -> None:
         with self._lock:
+            found = self._find(collection, generation)
+            if found is None and generation in self.committed(collection):
+                return  # made once more after a takeover: committed already
+            if found is not None and found.phase == "retiring":  # cut short after the flip
+                self.reads.wait_for_earlier_reads()
+                self._finish(collection, found)
+                return
             writing = self._entry(collection, generation)
             others = [  # generations of these sources still being written keep their points
                 entry.generation
@@ -257,11 +299,12 @@ class GenerationRegistry(Generations):
             )
             self._replace_entry(collection, writing, retiring)  # the flip
             self.reads.wait_for_earlier_reads()  # none may still read the old version
-            self._backend.delete(collection, retiring.condition())
-            self._replace_entry(collection, retiring, None)
+            self._finish(collection, retiring)
 
     def abort(self, collection: str, generation: str) -> None:
         with self._lock:
-            writing = self._entry(collection, generation)
+            writing = self._find(collection, generation)
+            if writing is None or writing.phase != "writing":
+                return  # aborted already, or taken for dead and deleted by `recover`
             self._backend.delete(collection, writing.condition())
             self._replace_entry(collection, writing, None)

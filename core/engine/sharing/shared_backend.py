@@ -1,6 +1,7 @@
 """`SharedBackend`: the embedded engine opened here (`Owner`), or reached through the process
 that has it open; when that one goes away, a call takes over and is made once more (operations
-are idempotent: upsert by id, delete by filter)."""
+are idempotent: upsert by id, delete by filter, and the generation changes of
+`core.engine.generations`)."""
 
 from __future__ import annotations
 

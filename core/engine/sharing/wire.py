@@ -1,15 +1,21 @@
 """What crosses the owner's socket: JSON-RPC 2.0, one JSON object per line, fixed types.
 
 A typed value is `{"$type": name, "value": ...}` with `name` from `types()` alone, so nothing
-received names code to run; an error travels as a class name from `errors()` and a message.
+received names code to run. An error travels as its message, class name and module; it is raised
+again as itself when `error_class` accepts them: a `ScoperagError` subclass defined in one of the
+package's modules (found on disk, and only that one imported), or one of a few builtins.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
+import pkgutil
 from datetime import date, datetime
 from enum import Enum
 from functools import cache
+from pathlib import Path
 from typing import IO, Any
 
 import pydantic_core
@@ -35,20 +41,58 @@ def types() -> dict[str, type]:
     return {c.__name__: c for c in [*found, SearchRequest, SearchResult, datetime, date]}
 
 
-@cache
-def errors() -> dict[str, type[BaseException]]:
-    """Name -> class of every error raised again as itself on the other side."""
-    from scoperag.core import errors
-    from scoperag.core.embedding import ollama
-    from scoperag.core.engine import index_status
-    from scoperag.core.engine.edge import backend as edge_backend
-    from scoperag.core.engine.edge import conversion as edge_filters
-    from scoperag.core.engine.edge import errors as edge_errors
+BUILTIN_ERRORS = {
+    cls.__name__: cls
+    for cls in (ValueError, TypeError, KeyError, RuntimeError, OSError, TimeoutError)
+}
 
-    modules = (errors, edge_backend, edge_errors, edge_filters, index_status, ollama)
-    found = [getattr(module, name) for module in modules for name in dir(module)]
-    found += [WireError, ValueError, TypeError, KeyError, RuntimeError, OSError, TimeoutError]
-    return {c.__name__: c for c in found if isinstance(c, type) and issubclass(c, Exception)}
+
+@cache
+def package_modules() -> frozenset[str]:
+    """The name of every module of the `scoperag` package, found on disk (none imported): in
+    `scoperag/` once installed, and in the folders beside it that the import system maps to
+    `scoperag.<part>` in a checkout. `__main__` modules, which run a command, are left out."""
+    import scoperag
+
+    root = Path(scoperag.__file__).parent
+    found: set[str] = set()
+    for info in pkgutil.iter_modules([str(root)], "scoperag."):
+        found.add(info.name)
+        if info.ispkg:
+            found.update(_walk(root / info.name.rpartition(".")[2], info.name))
+    for folder in sorted(root.parent.iterdir()):  # a checkout's `core/`, `server/`, ...
+        name = f"scoperag.{folder.name}"
+        if name in found or not (folder / "__init__.py").is_file():
+            continue
+        spec = importlib.util.find_spec(name)  # imports `scoperag` alone
+        locations = spec.submodule_search_locations if spec else None
+        if locations and Path(next(iter(locations))).resolve() == folder.resolve():
+            found |= {name, *_walk(folder, name)}
+    return frozenset(name for name in found if not name.endswith(".__main__"))
+
+
+def _walk(folder: Path, package: str) -> set[str]:
+    found: set[str] = set()
+    for info in pkgutil.iter_modules([str(folder)], f"{package}."):
+        found.add(info.name)
+        if info.ispkg:
+            found.update(_walk(folder / info.name.rpartition(".")[2], info.name))
+    return found
+
+
+def error_class(module: Any, name: Any) -> type[Exception] | None:
+    """The error class `name` of `module` if it may be raised again from the wire: a builtin of
+    `BUILTIN_ERRORS`, or a `ScoperagError` subclass defined in a module of the package."""
+    if not isinstance(module, str) or not isinstance(name, str):
+        return None
+    if module == "builtins":
+        return BUILTIN_ERRORS.get(name)
+    if module not in package_modules() or not name.isidentifier():
+        return None
+    cls = getattr(importlib.import_module(module), name, None)
+    if not (isinstance(cls, type) and issubclass(cls, ScoperagError)):
+        return None
+    return cls if (cls.__module__, cls.__name__) == (module, name) else None
 
 
 def encode(value: Any) -> Any:
@@ -89,17 +133,21 @@ def decode(data: Any) -> Any:
 
 
 def error_data(error: BaseException) -> dict[str, Any]:
-    """A JSON-RPC error object for `error`: its class name (if in `errors()`) and message."""
-    name = type(error).__name__
-    known = errors().get(name) is type(error)
-    message = str(error) if known else f"{name}: {error}"
-    return {"code": -32000, "message": message, "data": {"type": name if known else None}}
+    """A JSON-RPC error object for `error`: its message, and its class name and module where
+    `error_class` accepts them (else the message names the class)."""
+    cls = type(error)
+    known = error_class(cls.__module__, cls.__name__) is cls
+    message = str(error) if known else f"{cls.__name__}: {error}"
+    data = {"type": cls.__name__, "module": cls.__module__} if known else {"type": None}
+    return {"code": -32000, "message": message, "data": data}
 
 
 def raised(error: dict[str, Any]) -> Exception:
     """The exception a JSON-RPC error object describes, as its own class where known."""
     message = str(error.get("message", ""))
-    cls = errors().get(str((error.get("data") or {}).get("type")))
+    data = error.get("data")
+    data = data if isinstance(data, dict) else {}
+    cls = error_class(data.get("module"), data.get("type"))
     if cls is None:
         return RuntimeError(f"The store's owner process failed: {message}")
     exc = cls.__new__(cls)
