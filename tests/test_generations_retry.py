@@ -59,7 +59,7 @@ def test_a_commit_made_again_after_a_takeover_keeps_the_committed_version(
         assert (owner.backend.role, attached.backend.role) == ("owner", "attached")
         owner.backend.create_collection(COLLECTION, 4, {})
         generations = attached.backend.generations
-        old = generations.begin(COLLECTION, ["source"], WRITER)
+        old = generations.begin(COLLECTION, ["source"], WRITER, "first")
         _write(attached, old, 0, 3)
         generations.commit(COLLECTION, old, [])
 

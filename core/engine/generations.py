@@ -8,15 +8,12 @@ generation) pairs readers must not see:
 - `retiring`: after the flip (one atomic metadata write), every other generation of those
   sources, until it is deleted.
 
-Every read of every engine (query, scroll, count, facet) passes its filter through
-`with_hidden`, so a search, a listing or a count sees the old version or the new one, never a
-mix, also after a kill at any moment. Leftovers of a killed ingestion are deleted the next
-time that collection is written (`GenerationRegistry.recover`).
-
-Each change is idempotent, so a call made once more after a takeover (the owner process died
-before answering, see `core.engine.sharing.shared_backend`) ends as the first one did: `begin`
-takes the generation id from its caller, the last generations committed are kept beside the
-registry (`COMMITTED_KEY`), and `abort` of a generation already gone does nothing.
+Every read of every engine passes its filter through `with_hidden`: a search, a listing or a
+count sees the old version or the new one, never a mix, also after a kill at any moment; a
+killed ingestion's leftovers go at the collection's next write (`GenerationRegistry.recover`).
+A change made once more after a takeover (`core.engine.sharing`) ends as the first did: `begin`
+takes its id from the caller, the last commits are kept (`COMMITTED_KEY`), `abort` of a
+generation already gone does nothing.
 """
 
 from __future__ import annotations
@@ -57,9 +54,7 @@ class Hidden(BaseModel):
     generation: str
     phase: Literal["writing", "retiring"]
     keep_ids: list[str] = Field(default_factory=list)
-    spared: list[str] = Field(
-        default_factory=list, description="Generations being written that a retirement keeps."
-    )
+    spared: list[str] = Field(default_factory=list)  # generations being written it keeps
     writer: str = Field(default="", description="host:pid of the ingesting process.")
     started: float = Field(default=0.0, description="Unix time the ingestion began.")
 
@@ -136,11 +131,9 @@ class Generations(ABC):
     """Begin, commit and abort generations; `replacing` runs an ingestion between them."""
 
     @abstractmethod
-    def begin(
-        self, collection: str, sources: list[str], writer: str, generation: str | None = None
-    ) -> str:
-        """Register generation `generation` (default: a new id) of `sources`, hidden while it
-        is written; its id. Once more with the same id, the generation registered is kept."""
+    def begin(self, collection: str, sources: list[str], writer: str, generation: str) -> str:
+        """Register `generation` of `sources`, hidden while it is written (kept as it is when
+        registered already); its id."""
 
     @abstractmethod
     def commit(self, collection: str, generation: str, keep_ids: list[str]) -> None:
@@ -193,9 +186,8 @@ class GenerationRegistry(Generations):
 
     def hidden(self, collection: str) -> list[models.Filter]:
         """Conditions of the points readers of `collection` must not see."""
-        if self._fresh or collection in self._cache:
-            return [entry.condition() for entry in self.entries(collection)]
-        if not self._backend.collection_exists(collection):
+        known = self._fresh or collection in self._cache
+        if not known and not self._backend.collection_exists(collection):
             return []
         return [entry.condition() for entry in self.entries(collection)]
 
@@ -259,16 +251,14 @@ class GenerationRegistry(Generations):
     def _find(self, collection: str, generation: str) -> Hidden | None:
         return next((e for e in self.entries(collection) if e.generation == generation), None)
 
-    def begin(
-        self, collection: str, sources: list[str], writer: str, generation: str | None = None
-    ) -> str:
+    def begin(self, collection: str, sources: list[str], writer: str, generation: str) -> str:
         with self._lock:
-            if generation is not None and self._find(collection, generation) is not None:
+            if self._find(collection, generation) is not None:
                 return generation  # made once more after a takeover: registered already
             self.recover(collection)
             writing = Hidden(
                 sources=sources,
-                generation=generation or uuid.uuid4().hex,
+                generation=generation,
                 phase="writing",
                 writer=writer,
                 started=time.time(),

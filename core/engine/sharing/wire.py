@@ -11,11 +11,9 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
-import pkgutil
 from datetime import date, datetime
 from enum import Enum
 from functools import cache
-from pathlib import Path
 from typing import IO, Any
 
 import pydantic_core
@@ -47,37 +45,18 @@ BUILTIN_ERRORS = {
 }
 
 
-@cache
-def package_modules() -> frozenset[str]:
-    """The name of every module of the `scoperag` package, found on disk (none imported): in
-    `scoperag/` once installed, and in the folders beside it that the import system maps to
-    `scoperag.<part>` in a checkout. `__main__` modules, which run a command, are left out."""
-    import scoperag
-
-    root = Path(scoperag.__file__).parent
-    found: set[str] = set()
-    for info in pkgutil.iter_modules([str(root)], "scoperag."):
-        found.add(info.name)
-        if info.ispkg:
-            found.update(_walk(root / info.name.rpartition(".")[2], info.name))
-    for folder in sorted(root.parent.iterdir()):  # a checkout's `core/`, `server/`, ...
-        name = f"scoperag.{folder.name}"
-        if name in found or not (folder / "__init__.py").is_file():
-            continue
-        spec = importlib.util.find_spec(name)  # imports `scoperag` alone
-        locations = spec.submodule_search_locations if spec else None
-        if locations and Path(next(iter(locations))).resolve() == folder.resolve():
-            found |= {name, *_walk(folder, name)}
-    return frozenset(name for name in found if not name.endswith(".__main__"))
-
-
-def _walk(folder: Path, package: str) -> set[str]:
-    found: set[str] = set()
-    for info in pkgutil.iter_modules([str(folder)], f"{package}."):
-        found.add(info.name)
-        if info.ispkg:
-            found.update(_walk(folder / info.name.rpartition(".")[2], info.name))
-    return found
+def _package_module(module: str) -> bool:
+    """Whether `module` is a module of this package, as the import system finds it (which imports
+    its parent packages alone); a `__main__`, which runs a command, is not one."""
+    parts = module.split(".")
+    if parts[0] != "scoperag" or len(parts) < 2 or parts[-1] == "__main__":
+        return False
+    if not all(part.isidentifier() for part in parts):
+        return False
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def error_class(module: Any, name: Any) -> type[Exception] | None:
@@ -87,7 +66,7 @@ def error_class(module: Any, name: Any) -> type[Exception] | None:
         return None
     if module == "builtins":
         return BUILTIN_ERRORS.get(name)
-    if module not in package_modules() or not name.isidentifier():
+    if not name.isidentifier() or not _package_module(module):
         return None
     cls = getattr(importlib.import_module(module), name, None)
     if not (isinstance(cls, type) and issubclass(cls, ScoperagError)):
