@@ -118,7 +118,7 @@ class Store:
         """Score the questions of a JSONL file (as `scoperag eval`): hit@k, recall@k, MRR."""
         from scoperag.server.evaluation import evaluate
 
-        return evaluate(self.call, Path(questions), k)
+        return evaluate(self._session.call, Path(questions), k)
 
     def close(self) -> None:
         """End the tool session and release the engine (idempotent)."""

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.server.python_api.retrieval import hit_list, hit_payload
 
-Call = Callable[..., Any]
+Call = Callable[[str, dict[str, Any]], Any]  # a tool call: its name and its arguments
 
 
 class Question(BaseModel, extra="forbid"):
@@ -149,13 +149,13 @@ def summarize(tool: str, scores: list[QuestionScore]) -> Figures:
 
 
 def evaluate(call: Call, path: Path, k: int = 5) -> EvalReport:
-    """Ask every question of `path` with `call(tool, **arguments)` and score the first k hits."""
+    """Ask every question of `path` with `call(tool, arguments)` and score the first k hits."""
     if k < 1:
         raise InvalidParameterError("k", k, "an integer of at least 1")
     scores = []
     for line, question in read_questions(path):
         try:
-            result = call(question.tool, **question.arguments)
+            result = call(question.tool, question.arguments)
         except ScoperagError as exc:
             raise ScoperagError(f"{path}, line {line}: {question.tool}: {exc}") from None
         scores.append(score(line, question, result, k))
