@@ -94,7 +94,8 @@ def test_the_handlers_leave_the_pdf_reader_to_ingestion() -> None:
     services = ["pdf", "memory", "books", "dnd", "docs"]
     probe = (
         "import importlib, sys; "
-        f"[importlib.import_module(f'scoperag.server.profiles.{{p}}.service') for p in {services!r}]; "
+        "[importlib.import_module(f'scoperag.server.profiles.{p}.service') "
+        f"for p in {services!r}]; "
         "print('pypdf' in sys.modules, 'scoperag.server.profiles.pdf.service' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
