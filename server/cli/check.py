@@ -4,7 +4,8 @@ Per collection: points, segments, payload indexes, hidden generations (`core.eng
 and problems. Files are checked here, read-only (`core.engine.store_check`); the engine's
 checks (count, indexes, registry, a search whose scores must be possible ones) run where the
 store is open: in this process, or in the running process that owns it. Exit status 1 if a
-problem is found.
+problem is found. `--accept-loss NAME` serves an Edge collection again after a reported loss of
+acknowledged writes (`core.engine.edge.ledger`), keeping the points it holds.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import click
 from pydantic import BaseModel, Field
 
 from scoperag.core.config.settings import Settings
+from scoperag.core.errors import InvalidParameterError, ScoperagError
 
 
 class CollectionCheck(BaseModel):
@@ -38,6 +40,9 @@ class StoreCheck(BaseModel):
     checked_in: str = Field(description="Which process ran the engine's checks, and why.")
     disk: str | None = Field(default=None, description="Free space against the write floor.")
     problems: list[str] = Field(default_factory=list, description="Store-wide problems.")
+    accepted: dict[str, int] = Field(
+        default_factory=dict, description="Collections whose loss was accepted: points kept."
+    )
     collections: list[CollectionCheck]
 
     @property
@@ -45,8 +50,9 @@ class StoreCheck(BaseModel):
         return not self.problems and not any(c.problems for c in self.collections)
 
 
-def check_store(settings: Settings) -> StoreCheck:
-    """Check every collection of the store `settings` name."""
+def check_store(settings: Settings, accept_loss: tuple[str, ...] = ()) -> StoreCheck:
+    """Check every collection of the store `settings` name, first accepting the loss of the
+    collections in `accept_loss` (Edge only)."""
     from scoperag.server.runtime import Runtime
 
     runtime = Runtime(settings)
@@ -62,6 +68,13 @@ def check_store(settings: Settings) -> StoreCheck:
         )
         if root is not None:
             _disk(report, root)
+        elif accept_loss:
+            raise ScoperagError(f"--accept-loss is for the edge engine; this store is {engine}.")
+        for name in accept_loss:
+            if not backend.collection_exists(name):
+                choices = ", ".join(backend.list_collections()) or "none"
+                raise InvalidParameterError("--accept-loss", name, choices)
+            report.accepted[name] = backend.accept_loss(name)
         for name in backend.list_collections():
             report.collections.append(_check_collection(backend, name, root))
         return report
@@ -135,6 +148,8 @@ def _print(report: StoreCheck) -> None:
         click.echo(f"disk: {report.disk}")
     for problem in report.problems:
         click.secho(f"PROBLEM: {problem}", fg="red")
+    for name, points in report.accepted.items():
+        click.echo(f"{name}: loss accepted, served again with the {points} points it holds")
     for check in report.collections:
         indexes = ", ".join(f"{key}({kind})" for key, kind in sorted(check.payload_indexes.items()))
         click.echo(
@@ -152,12 +167,19 @@ def register(cli: click.Group, ingest: click.Group) -> None:
 
     @cli.command()
     @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-    def check(as_json: bool) -> None:
+    @click.option(
+        "--accept-loss",
+        multiple=True,
+        metavar="COLLECTION",
+        help="After a reported loss of acknowledged writes: serve COLLECTION again with the "
+        "points it holds (restore from an export first if you can). Repeatable.",
+    )
+    def check(as_json: bool, accept_loss: tuple[str, ...]) -> None:
         """Check every collection: points, segments, indexes, hidden generations, problems
         (exit status 1 if any). Runs beside a running server: it asks the owning process."""
         from scoperag.server.cli.support import load_settings, run_friendly
 
-        report = run_friendly(lambda: check_store(load_settings()))
+        report = run_friendly(lambda: check_store(load_settings(), accept_loss))
         if as_json:
             click.echo(json.dumps({**report.model_dump(), "ok": report.ok}, indent=2))
         else:

@@ -22,13 +22,12 @@ from __future__ import annotations
 import copy
 import fcntl
 import json
-import os
 import shutil
 import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import qdrant_edge as edge
 from qdrant_client import models
@@ -38,13 +37,12 @@ from scoperag.core.engine.collection_embedder import searchable
 from scoperag.core.engine.disk_space import ensure_room
 from scoperag.core.engine.edge import search as edge_search
 from scoperag.core.engine.edge.collection import EdgeCollection
+from scoperag.core.engine.edge.ledger import Ledger, LostWritesError
+from scoperag.core.engine.edge.ledger import write_durably as _write_json
 from scoperag.core.engine.search_request import SearchRequest, SearchResult
 from scoperag.core.engine.store_check import CheckedShard, load_shard, read_record
 from scoperag.core.engine.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.core.errors import ScoperagError, StoreLockedError
-
-if TYPE_CHECKING:
-    pass
 
 # ef_construct 64 instead of 100 halves the indexing work (ingestion keeps up with embedding);
 # the search beams of `EdgeCollection.plan_search` keep recall@10 >= 0.99 on such graphs.
@@ -107,21 +105,38 @@ class EdgeBackend(VectorBackend):
             return engine
         with self._loading:  # two threads must never load one shard twice
             if collection not in self._loaded:
-                if not self.collection_exists(collection):
-                    raise ScoperagError(f"Collection '{collection}' does not exist.")
-                record = self._record(collection)
-                folder = self._dir(collection) / record.get("shard", _SHARD)
-                ensure_room(self.root, f"open collection '{collection}'")  # loading writes a WAL
-                shard = load_shard(collection, folder, record["dimension"])  # checked first
-                engine = self._on_shard(shard, collection, bool(record.get("keywords")))
-                self._loaded[collection] = engine
+                self._loaded[collection] = self._load(collection)
             return self._loaded[collection]
 
-    def _on_shard(self, shard: edge.EdgeShard, collection: str, keywords: bool) -> EdgeCollection:
+    def accept_loss(self, collection: str) -> int:
+        """Serve a collection again after `LostWritesError`, keeping what it holds; its count."""
+        with self._loading:
+            if collection not in self._loaded:
+                self._loaded[collection] = self._load(collection, accept_loss=True)
+            return self._loaded[collection].client.info().points_count
+
+    def _load(self, collection: str, accept_loss: bool = False) -> EdgeCollection:
+        """Load the shard, checked for damage and against its ledger (`LostWritesError`)."""
+        if not self.collection_exists(collection):
+            raise ScoperagError(f"Collection '{collection}' does not exist.")
+        record = self._record(collection)
+        folder = self._dir(collection) / record.get("shard", _SHARD)
+        ensure_room(self.root, f"open collection '{collection}'")  # loading writes a WAL
+        shard = load_shard(collection, folder, record["dimension"])  # checked first
+        engine = self._on_shard(shard, collection, bool(record.get("keywords")), folder)
+        try:
+            engine.ledger.check(collection, engine.client.info().points_count, accept_loss)
+        except LostWritesError:
+            shard.close()  # not served: the next call checks again
+            raise
+        return engine
+
+    def _on_shard(
+        self, shard: edge.EdgeShard, collection: str, keywords: bool, folder: Path
+    ) -> EdgeCollection:
         checked = CheckedShard(shard, collection, self._dir(collection))  # damage is an error
-        return EdgeCollection(
-            checked, collection, keywords, lambda: self.generations.hidden(collection)
-        )
+        hidden = lambda: self.generations.hidden(collection)  # noqa: E731
+        return EdgeCollection(checked, collection, keywords, hidden, Ledger(folder))
 
     def _record(self, collection: str) -> dict[str, Any]:
         """collection.json, parsed once per version of the file (a read per query cost 0.3 ms).
@@ -152,7 +167,7 @@ class EdgeBackend(VectorBackend):
         folder = self._dir(collection)
         shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted creation
         shard = edge.EdgeShard.create(str(folder / _SHARD), shard_config(dimension))
-        self._loaded[collection] = self._on_shard(shard, collection, keywords=True)
+        self._loaded[collection] = self._on_shard(shard, collection, True, folder / _SHARD)
         record = {"dimension": dimension, "metadata": metadata, "keywords": True, "shard": _SHARD}
         _write_json(folder / _METADATA, record)
         self.generations.forget(collection)  # a new collection hides nothing
@@ -171,7 +186,7 @@ class EdgeBackend(VectorBackend):
         for leftover in folder.glob("shard-*"):  # an interrupted reindex's unfinished copy
             shutil.rmtree(leftover)
         shard = edge.EdgeShard.create(str(folder / name), shard_config(record["dimension"]))
-        new = self._on_shard(shard, collection, keywords=True)
+        new = self._on_shard(shard, collection, True, folder / name)
         for key, kind in self.payload_indexes(collection).items():
             shard.update(edge.UpdateOperation.create_field_index(key, _SCHEMAS[kind]))
         copied = 0
@@ -191,10 +206,8 @@ class EdgeBackend(VectorBackend):
     def search(self, request: SearchRequest) -> SearchResult:
         if not searchable(self, request):
             return SearchResult(hits=[], exists=False, keywords=False)
-        engine = self.edge_collection(
-            request.collection
-        )  # its filters hide what readers must not see
-        return edge_search.search(engine, request)
+        # the collection's filters hide what readers must not see
+        return edge_search.search(self.edge_collection(request.collection), request)
 
     def update_collection_metadata(self, collection: str, changes: dict[str, Any]) -> None:
         path = self._dir(collection) / _METADATA
@@ -279,10 +292,3 @@ def shard_config(dimension: int) -> edge.EdgeConfig:
         sparse_vectors={SPARSE_VECTOR: edge.EdgeSparseVectorParams(modifier=edge.Modifier.Idf)},
         hnsw_config=HNSW,
     )
-
-
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    """Write atomically: a crash leaves the old file or the new one, never half of one."""
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(data, indent=2))
-    os.replace(temporary, path)

@@ -10,6 +10,7 @@ runs the searches."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, nullcontext
 from functools import partial
 from typing import Any
 
@@ -25,6 +26,7 @@ from scoperag.core.engine.edge.conversion import (
     to_record,
 )
 from scoperag.core.engine.edge.errors import missing_index
+from scoperag.core.engine.edge.ledger import Ledger
 from scoperag.core.engine.generations import with_hidden
 from scoperag.core.engine.key_values import KeyValues
 from scoperag.core.engine.vector_names import DENSE_VECTOR, SPARSE_VECTOR
@@ -39,7 +41,8 @@ BATCH_SIZE = 256  # points per upsert operation
 class EdgeCollection:
     """The points of one collection in an open Edge shard (LlamaIndex's Qdrant payload layout).
 
-    `hidden` gives the conditions of the points no read may return (`core.engine.generations`)."""
+    `hidden` gives the conditions of the points no read may return (`core.engine.generations`);
+    `ledger`, where given, records the point count after every acknowledged write."""
 
     dense_vector_name = DENSE_VECTOR
 
@@ -49,11 +52,13 @@ class EdgeCollection:
         name: str,
         keywords: bool = False,
         hidden: Callable[[], list[models.Filter]] = list,
+        ledger: Ledger | None = None,
     ) -> None:
         self.client = shard
         self.name = name
         self.keywords = keywords  # the shard keeps BM25 sparse vectors (`SPARSE_VECTOR`)
         self.hidden = hidden
+        self.ledger = ledger
         self._values = KeyValues()  # reads kept between writes
 
     # writing
@@ -62,11 +67,12 @@ class EdgeCollection:
         """Write points in qdrant-client's shape (vectors included; BM25 ones computed where
         missing)."""
         edge_points = [self._edge_point(point) for point in points]
-        for start in range(0, len(edge_points), BATCH_SIZE):
-            batch = edge_points[start : start + BATCH_SIZE]
-            self.update(edge.UpdateOperation.upsert_points(batch))
-        if edge_points:
-            self.client.optimize()
+        with self._acknowledged():
+            for start in range(0, len(edge_points), BATCH_SIZE):
+                batch = edge_points[start : start + BATCH_SIZE]
+                self.client.update(edge.UpdateOperation.upsert_points(batch))
+            if edge_points:
+                self.client.optimize()
 
     def _edge_point(self, point: models.PointStruct) -> edge.Point:
         vector, payload = point.vector, point.payload or {}
@@ -75,11 +81,27 @@ class EdgeCollection:
         return edge.Point(point.id, to_edge_vectors(vector), payload)
 
     def delete_by_filter(self, flt: models.Filter) -> None:
-        self.update(edge.UpdateOperation.delete_points_by_filter(to_edge_filter(flt)))
+        edge_filter = to_edge_filter(flt)
+        matches = edge.CountRequest(exact=True, filter=edge_filter)
+        with self._acknowledged(lambda: self.client.count(matches)):
+            self.client.update(edge.UpdateOperation.delete_points_by_filter(edge_filter))
 
     def update(self, operation: edge.UpdateOperation) -> None:
-        with self._values.writing():  # every write drops what `key_values`/`kept_count` kept
+        with self._acknowledged():
             self.client.update(operation)
+
+    @contextmanager
+    def _acknowledged(self, deleting: Callable[[], int] | None = None) -> Iterator[None]:
+        """Around every write: drops what `key_values`/`kept_count` kept and, once the write
+        returns, records the point count in the ledger. A delete first records the count it may
+        fall to (`deleting()` points fewer), so being killed mid-delete is no loss."""
+        ledger = self.ledger
+        with ledger.lock if ledger else nullcontext(), self._values.writing():
+            if ledger and deleting:
+                ledger.record(self.client.info().points_count - deleting(), count_write=False)
+            yield
+            if ledger:
+                ledger.record(self.client.info().points_count)
 
     # reading
 

@@ -32,8 +32,8 @@ READS = {
     "scroll", "points", "count", "facet", "key_values", "has_keywords", "search",
 }  # fmt: skip
 WRITES = {
-    "add_keywords", "create_collection", "update_collection_metadata", "create_index",
-    "delete", "delete_collection", "set_payload", "upsert_points",
+    "accept_loss", "add_keywords", "create_collection", "update_collection_metadata",
+    "create_index", "delete", "delete_collection", "set_payload", "upsert_points",
     "generations.begin", "generations.commit", "generations.abort", "generations.recover",
 }  # fmt: skip
 OPERATIONS = READS | WRITES
