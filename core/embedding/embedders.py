@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from scoperag.core.config.settings import Settings
-from scoperag.core.embedding.packaged_model import packaged_model_folder
+from scoperag.core.embedding.packaged_model import checked_packaged_folder
 from scoperag.core.embedding.recent_queries import RecentQueries
 from scoperag.core.errors import EmbedderMismatchError, EmbeddingServiceError
 
@@ -50,10 +50,11 @@ class EmbedderInfo(BaseModel):
 
 
 def model_folder(settings: Settings) -> Path:
-    """The local provider's model folder: SCOPERAG_EMBED_MODEL's, else the packaged one."""
+    """The local provider's model folder: SCOPERAG_EMBED_MODEL's (the user's own, not pinned),
+    else the packaged one, checked against upstream's digests."""
     if settings.embed_model:
         return Path(settings.embed_model)
-    return packaged_model_folder()
+    return checked_packaged_folder(settings.cache_dir)
 
 
 class _LocalModel:
