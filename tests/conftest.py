@@ -26,7 +26,7 @@ SHARED_DATA = next(
 
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test gets its own data and cache dirs and no stray SCOPERAG_* settings from the shell."""
+    """Every test gets its own data and cache dirs, and no stray SCOPERAG_* settings."""
     for name in list(os.environ):
         if name.startswith("SCOPERAG_"):
             monkeypatch.delenv(name)
