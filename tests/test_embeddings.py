@@ -38,7 +38,6 @@ def test_a_recent_query_is_not_embedded_again(
     """Asking a text again (a page past the first, another profile) skips the model and gives
     the model's vector; each caller gets its own list."""
     fresh = _with_model(embedder)
-    _ = fresh.info  # its dimension probe, which vectors are checked against, made first
     asked: list[str] = []
     model_embed = fresh.backend.embed_query
     monkeypatch.setattr(

@@ -201,13 +201,19 @@ class Embedder:
         """The texts' vectors, in order; `InvalidVectorError` names the first that is not a
         vector (not finite, another dimension, not of unit norm where the model normalises)."""
         vectors = self.backend.embed_texts(texts)
-        check_vectors(vectors, self.info.dimension, self.backend.normalises, "text")
+        check_vectors(vectors, self._dimension(), self.backend.normalises, "text")
         return vectors
 
     def _checked_query(self, text: str) -> list[float]:
         vector = self.backend.embed_query(text)
-        check_vectors([vector], self.info.dimension, self.backend.normalises, "query")
+        check_vectors([vector], self._dimension(), self.backend.normalises, "query")
         return vector
+
+    def _dimension(self) -> int | None:
+        """The model's dimension once known (no probe is made for it: the engine checks each
+        vector against its collection's dimension too)."""
+        info = self.__dict__.get("info")
+        return info.dimension if info is not None else None
 
     def check_compatible(self, collection: str, stored: EmbedderInfo | None) -> None:
         """Refuse to mix vectors of different embedders in one collection."""
