@@ -26,11 +26,12 @@ SHARED_DATA = next(
 
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test gets its own data dir and no stray SCOPERAG_* settings from the shell."""
+    """Every test gets its own data and cache dirs, and no stray SCOPERAG_* settings."""
     for name in list(os.environ):
         if name.startswith("SCOPERAG_"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("SCOPERAG_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("SCOPERAG_CACHE_DIR", str(tmp_path / "cache"))
 
 
 @pytest.fixture(scope="session")

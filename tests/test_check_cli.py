@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import qdrant_edge as edge
 from click.testing import CliRunner
 from qdrant_client import models
 
@@ -98,3 +99,24 @@ def test_beside_a_running_owner_the_engine_checks_run_in_it(
         "alpha": 20,
         "beta": 5,
     }
+
+
+def test_a_stored_vector_that_is_not_a_vector_is_a_problem(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A NaN vector written below every check (the engine's own upsert on the shard) is found
+    by the sample of stored vectors."""
+    root = build_store(tmp_path)
+    backend = EdgeBackend.open(root)
+    shard = backend.edge_collection("beta").client.shard  # the engine's shard, unchecked
+    nan = [float("nan"), 1.0, 0.0, 0.0]
+    shard.update(edge.UpdateOperation.upsert_points([edge.Point(7, {DENSE_VECTOR: nan}, {})]))
+    assert any(r.id == 7 for r in backend.scroll("beta", None, 10))  # the point was written
+    backend.close()
+
+    code, report = run_check(tmp_path, monkeypatch)
+    assert code == 1 and report["ok"] is False
+    found = {check["name"]: check for check in report["collections"]}
+    problems = " ".join(found["beta"]["problems"])
+    assert "point 7: its stored dense vector is not finite (nan at index 0)" in problems
+    assert found["alpha"]["problems"] == []

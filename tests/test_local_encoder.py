@@ -222,5 +222,7 @@ def test_a_truncated_weights_file_is_refused(tmp_path: Path) -> None:
     _link_all_but_the_weights(tmp_path)
     whole = (FOLDER / "model.safetensors").read_bytes()
     (tmp_path / "model.safetensors").write_bytes(whole[: len(whole) // 2])
-    with pytest.raises(EmbeddingServiceError, match="not a readable safetensors file"):
+    with pytest.raises(
+        EmbeddingServiceError, match="model.safetensors does not load as safetensors weights"
+    ):
         OnnxEncoder(BertFolder.open(tmp_path), 1, padding=False)

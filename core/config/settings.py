@@ -47,6 +47,10 @@ class Settings(BaseSettings):
         default_factory=lambda: Path(platformdirs.user_data_dir("scoperag")),
         description="Where the embedded store and reading state live.",
     )
+    cache_dir: Path = Field(
+        default_factory=lambda: Path(platformdirs.user_cache_dir("scoperag")),
+        description="What can be computed again: the packaged model's digest checks.",
+    )
     backend: Literal["local", "edge", "server"] | None = Field(
         default=None,
         description="Vector engine: embedded `edge` (default) or `local`, or `server` (a URL).",

@@ -14,9 +14,32 @@ from tokenizers import Tokenizer
 
 from scoperag.core.errors import EmbeddingServiceError
 
+# the files a folder needs, beside `model.safetensors`
+NEEDED = ("config.json", "1_Pooling/config.json", "sentence_bert_config.json", "tokenizer.json")
+_ACCEPTED = (
+    "SCOPERAG_EMBED_MODEL (local provider) accepts the folder of a sentence-transformers BERT "
+    "model such as all-MiniLM-L6-v2"
+)
+_REPAIR = (
+    "copy that file again from the model's source (for all-MiniLM-L6-v2: "
+    "huggingface.co/sentence-transformers/all-MiniLM-L6-v2), or unset SCOPERAG_EMBED_MODEL for "
+    "the packaged model"
+)
+
+
+def unloadable(path: Path, what: str, error: object) -> EmbeddingServiceError:
+    """The error for a file of the folder that does not load: its path, why, what to do."""
+    return EmbeddingServiceError(f"{path} does not load as {what} ({error}): {_REPAIR}")
+
 
 def _read_json(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:  # UnicodeDecodeError and JSONDecodeError included
+        raise unloadable(path, "JSON", error) from None
+    if not isinstance(data, dict):
+        raise unloadable(path, "a JSON object", f"found {type(data).__name__}")
+    return data
 
 
 @dataclass(frozen=True)
@@ -32,9 +55,13 @@ class BertFolder:
         """The folder's settings, or an error naming SCOPERAG_EMBED_MODEL and what it accepts."""
         if not (folder / "model.safetensors").is_file():
             raise EmbeddingServiceError(
-                f"{folder} holds no model.safetensors: SCOPERAG_EMBED_MODEL (local provider) "
-                "accepts the folder of a sentence-transformers BERT model such as "
-                "all-MiniLM-L6-v2; unset it for the packaged model"
+                f"{folder} holds no model.safetensors: {_ACCEPTED}; unset it for the packaged model"
+            )
+        missing = [name for name in NEEDED if not (folder / name).is_file()]
+        if missing:
+            raise EmbeddingServiceError(
+                f"{folder} lacks {', '.join(missing)}: {_ACCEPTED}, with its "
+                f"{', '.join(NEEDED)} and model.safetensors; {_REPAIR}"
             )
         config = _read_json(folder / "config.json")
         pooling = _read_json(folder / "1_Pooling" / "config.json")
@@ -44,12 +71,19 @@ class BertFolder:
                 f"{config.get('model_type')!r}); SCOPERAG_EMBED_MODEL accepts a "
                 "sentence-transformers BERT folder such as all-MiniLM-L6-v2"
             )
-        max_length = _read_json(folder / "sentence_bert_config.json")["max_seq_length"]
+        max_length = _read_json(folder / "sentence_bert_config.json").get("max_seq_length")
+        if not isinstance(max_length, int):
+            path = folder / "sentence_bert_config.json"
+            raise unloadable(path, "a sentence-transformers config", "no whole max_seq_length")
         return cls(folder, config, max_length)
 
     def tokenizer(self, padding: bool) -> Tokenizer:
         """The folder's tokenizer, truncating at `max_length`; padding a batch if asked."""
-        tokenizer = Tokenizer.from_file(str(self.path / "tokenizer.json"))
+        path = self.path / "tokenizer.json"
+        try:
+            tokenizer = Tokenizer.from_file(str(path))
+        except Exception as error:  # the tokenizers library raises plain Exception
+            raise unloadable(path, "a tokenizer", error) from None
         tokenizer.enable_truncation(self.max_length)
         if padding:
             tokenizer.enable_padding(pad_id=self.config.get("pad_token_id", 0))
@@ -69,10 +103,7 @@ class BertFolder:
             with safe_open(str(path), framework="numpy"):
                 pass  # safetensors checks the header, and that the data covers it
         except SafetensorError as error:
-            raise EmbeddingServiceError(
-                f"{path} is not a readable safetensors file ({error}); SCOPERAG_EMBED_MODEL "
-                "accepts a sentence-transformers BERT folder such as all-MiniLM-L6-v2"
-            ) from error
+            raise unloadable(path, "safetensors weights", error) from error
         with path.open("rb") as file:
             (header_size,) = struct.unpack("<Q", file.read(8))
             header = json.loads(file.read(header_size))

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from scoperag.core.config.settings import Settings
-from scoperag.core.embedding.packaged_model import packaged_model_folder
+from scoperag.core.embedding.packaged_model import checked_packaged_folder
 from scoperag.core.embedding.recent_queries import RecentQueries
+from scoperag.core.embedding.vector_check import check_vectors
 from scoperag.core.errors import EmbedderMismatchError, EmbeddingServiceError
 
 if TYPE_CHECKING:  # LlamaIndex and onnxruntime load when used, not at start-up
@@ -50,16 +51,19 @@ class EmbedderInfo(BaseModel):
 
 
 def model_folder(settings: Settings) -> Path:
-    """The local provider's model folder: SCOPERAG_EMBED_MODEL's, else the packaged one."""
+    """The local provider's model folder: SCOPERAG_EMBED_MODEL's (the user's own, not pinned),
+    else the packaged one, checked against upstream's digests."""
     if settings.embed_model:
         return Path(settings.embed_model)
-    return packaged_model_folder()
+    return checked_packaged_folder(settings.cache_dir)
 
 
 class _LocalModel:
     """The packaged (or SCOPERAG_EMBED_MODEL's) sentence-transformers folder: one text on
     `embed_threads`, batches on the batch threads (loaded on the first batch); both give the
     same vectors."""
+
+    normalises = True  # the graph ends in an L2 norm
 
     def __init__(self, settings: Settings) -> None:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -92,14 +96,16 @@ class _LocalModel:
             return self.one_by_one.embed(texts)
         return self.batches.embed(texts)
 
-    def as_llama_index(self) -> BaseEmbedding:
+    def as_llama_index(self, checked: Embedder) -> BaseEmbedding:
         from scoperag.core.embedding.llama_embedding import LocalModelEmbedding
 
-        return LocalModelEmbedding(self, self.name)
+        return LocalModelEmbedding(checked, self.name)  # its vectors checked as the tools' are
 
 
 class _OllamaModel:
     """An Ollama model over HTTP, through LlamaIndex's Ollama embedding."""
+
+    normalises = False  # a model's own choice: not checked
 
     def __init__(self, settings: Settings) -> None:
         try:
@@ -121,7 +127,7 @@ class _OllamaModel:
     def embed_texts(self, texts: list[str]) -> list[list[float]]:
         return self.embedding.get_text_embedding_batch(texts)
 
-    def as_llama_index(self) -> BaseEmbedding:
+    def as_llama_index(self, checked: Embedder) -> BaseEmbedding:
         return self.embedding
 
 
@@ -143,7 +149,7 @@ class Embedder:
     def __init__(self, settings: Settings, same_model_as: Embedder | None = None) -> None:
         self.settings = settings
         self._lock = threading.Lock()
-        self._recent = RecentQueries(lambda text: self.backend.embed_query(text))
+        self._recent = RecentQueries(self._checked_query)
         if same_model_as is not None:  # reuse loaded weights (tests, benchmarks)
             self.__dict__["_backend"] = same_model_as.backend
 
@@ -167,11 +173,13 @@ class Embedder:
     @cached_property
     def model(self) -> BaseEmbedding:
         """The same model as a LlamaIndex `BaseEmbedding` (notebooks, `VectorStoreIndex`)."""
-        return self.backend.as_llama_index()
+        return self.backend.as_llama_index(self)
 
     @cached_property
     def info(self) -> EmbedderInfo:
-        dimension = len(self.embed_query("dimension probe"))
+        probe = self.backend.embed_query("dimension probe")
+        check_vectors([probe], None, self.backend.normalises, "query")
+        dimension = len(probe)
         wanted = self.settings.embed_dimensions
         if wanted and wanted != dimension:
             raise EmbeddingServiceError(
@@ -190,7 +198,22 @@ class Embedder:
         return self._recent.vector(text)
 
     def embed_texts(self, texts: list[str]) -> list[list[float]]:
-        return self.backend.embed_texts(texts)
+        """The texts' vectors, in order; `InvalidVectorError` names the first that is not a
+        vector (not finite, another dimension, not of unit norm where the model normalises)."""
+        vectors = self.backend.embed_texts(texts)
+        check_vectors(vectors, self._dimension(), self.backend.normalises, "text")
+        return vectors
+
+    def _checked_query(self, text: str) -> list[float]:
+        vector = self.backend.embed_query(text)
+        check_vectors([vector], self._dimension(), self.backend.normalises, "query")
+        return vector
+
+    def _dimension(self) -> int | None:
+        """The model's dimension once known (no probe is made for it: the engine checks each
+        vector against its collection's dimension too)."""
+        info = self.__dict__.get("info")
+        return info.dimension if info is not None else None
 
     def check_compatible(self, collection: str, stored: EmbedderInfo | None) -> None:
         """Refuse to mix vectors of different embedders in one collection."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from scoperag.core.embedding.embedders import EmbedderInfo
+from scoperag.core.embedding.vector_check import check_vectors
 from scoperag.core.engine.backend import VectorBackend
 from scoperag.core.engine.search_request import SearchRequest
 
@@ -20,7 +21,10 @@ def searchable(backend: VectorBackend, request: SearchRequest) -> bool:
     embedder than the request names (the check inside every engine's `search`)."""
     if not backend.collection_exists(request.collection):
         return False
+    dimension = None
     if request.embedder is not None:
         stored = stored_embedder(backend, request.collection)
         request.embedder.check_builds(request.collection, stored)
+        dimension = stored.dimension if stored else None
+    check_vectors([request.dense], dimension, False, "query")
     return True

@@ -2,10 +2,11 @@
 
 Per collection: points, segments, payload indexes, hidden generations (`core.engine.generations`)
 and problems. Files are checked here, read-only (`core.engine.store_check`); the engine's
-checks (count, indexes, registry, a search whose scores must be possible ones) run where the
-store is open: in this process, or in the running process that owns it. Exit status 1 if a
-problem is found. `--accept-loss NAME` serves an Edge collection again after a reported loss of
-acknowledged writes (`core.engine.edge.ledger`), keeping the points it holds.
+checks (count, indexes, registry, a sample of stored vectors that must be finite unit vectors,
+a search whose scores must be possible ones) run where the store is open: in this process, or
+in the running process that owns it. Exit status 1 if a problem is found. `--accept-loss NAME`
+serves an Edge collection again after a reported loss of acknowledged writes
+(`core.engine.edge.ledger`), keeping the points it holds.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from pydantic import BaseModel, Field
 
 from scoperag.core.config.settings import Settings
 from scoperag.core.errors import InvalidParameterError, ScoperagError
+
+SAMPLED_POINTS = 256  # points per collection whose stored vectors are checked
 
 
 class CollectionCheck(BaseModel):
@@ -106,6 +109,7 @@ def _disk(report: StoreCheck, root: Path) -> None:
 
 
 def _check_collection(backend: Any, name: str, root: Path | None) -> CollectionCheck:
+    from scoperag.core.engine.collection_embedder import EMBEDDER_KEY
     from scoperag.core.engine.generations import REGISTRY_KEY
     from scoperag.core.engine.search_request import SearchRequest
 
@@ -118,12 +122,31 @@ def _check_collection(backend: Any, name: str, root: Path | None) -> CollectionC
         check.payload_indexes = backend.payload_indexes(name)
         metadata = backend.collection_metadata(name)
         check.hidden_generations = list(metadata.get(REGISTRY_KEY, []))
+        dimension = dimension or metadata.get(EMBEDDER_KEY, {}).get("dimension")
+        check.problems += _stored_vector_problems(backend, name, dimension)
         if dimension and check.points:
             probe = [1 / math.sqrt(dimension)] * dimension
             backend.search(SearchRequest(collection=name, dense=probe, limit=10))  # scores checked
     except Exception as exc:  # every failure is a finding, reported beside the others
         check.problems.append(f"{type(exc).__name__}: {exc}")
     return check
+
+
+def _stored_vector_problems(backend: Any, name: str, dimension: int | None) -> list[str]:
+    """The sampled points whose dense vector is not finite, not of `dimension`, or not of unit
+    norm (every collection is a cosine one: the engine stores its vectors normalised)."""
+    from scoperag.core.embedding.vector_check import dense_of, vector_problem
+    from scoperag.core.engine.vector_names import DENSE_VECTOR
+
+    problems = []
+    for record in backend.scroll(name, None, SAMPLED_POINTS, with_vectors=True):
+        problem = vector_problem(dense_of(record.vector, DENSE_VECTOR), dimension, True)
+        if problem is not None:
+            problems.append(
+                f"point {record.id}: its stored dense vector {problem}; searches rank it wrongly:"
+                " delete its source and ingest it again"
+            )
+    return problems
 
 
 def _check_files(check: CollectionCheck, folder: Path) -> int | None:

@@ -12,6 +12,7 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from scoperag.core.embedding.bm25 import document_vector, node_text
+from scoperag.core.embedding.vector_check import check_points
 from scoperag.core.engine.backend import ALL_VALUES, VectorBackend
 from scoperag.core.engine.client import reindex as client_reindex
 from scoperag.core.engine.client import search as client_search
@@ -211,6 +212,11 @@ class QdrantClientBackend(VectorBackend):
         self.client.set_payload(collection, payload=payload, points=[point_id], wait=True)
 
     def upsert_points(self, collection: str, points: list[models.PointStruct]) -> None:
+        dense = self.client.get_collection(collection).config.params.vectors
+        size = (
+            dense[DENSE_VECTOR].size if isinstance(dense, dict) and DENSE_VECTOR in dense else None
+        )
+        check_points(points, DENSE_VECTOR, size)
         if self.has_keywords(collection):
             points = [_with_keywords(point) for point in points]
         self.client.upsert(collection, points=points, wait=True)

@@ -32,6 +32,7 @@ from typing import IO, Any
 import qdrant_edge as edge
 from qdrant_client import models
 
+from scoperag.core.embedding.vector_check import check_points
 from scoperag.core.engine.backend import VectorBackend
 from scoperag.core.engine.collection_embedder import searchable
 from scoperag.core.engine.disk_space import ensure_room
@@ -274,7 +275,9 @@ class EdgeBackend(VectorBackend):
         self.edge_collection(collection).update(operation)
 
     def upsert_points(self, collection: str, points: list[models.PointStruct]) -> None:
-        self.edge_collection(collection).upsert_points(points)
+        engine = self.edge_collection(collection)
+        check_points(points, DENSE_VECTOR, self._record(collection)["dimension"])
+        engine.upsert_points(points)
 
     def close(self) -> None:
         for engine in self._loaded.values():
