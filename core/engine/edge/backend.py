@@ -28,7 +28,7 @@ import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import qdrant_edge as edge
 from qdrant_client import models
@@ -38,13 +38,11 @@ from scoperag.core.engine.collection_embedder import searchable
 from scoperag.core.engine.disk_space import ensure_room
 from scoperag.core.engine.edge import search as edge_search
 from scoperag.core.engine.edge.collection import EdgeCollection
+from scoperag.core.engine.edge.read_only import ReadableCopies, lock_file
 from scoperag.core.engine.search_request import SearchRequest, SearchResult
 from scoperag.core.engine.store_check import CheckedShard, load_shard, read_record
 from scoperag.core.engine.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.core.errors import ScoperagError, StoreLockedError
-
-if TYPE_CHECKING:
-    pass
 
 # ef_construct 64 instead of 100 halves the indexing work (ingestion keeps up with embedding);
 # the search beams of `EdgeCollection.plan_search` keep recall@10 >= 0.99 on such graphs.
@@ -74,18 +72,22 @@ class EdgeBackend(VectorBackend):
 
     name = "edge"
 
-    def __init__(self, root: Path, lock: IO[str]) -> None:
+    def __init__(self, root: Path, lock: IO[str] | None) -> None:
         self.root = root
         self._lock = lock
+        self.read_only = lock is None  # `edge.read_only`: read from copies, refuse writes
+        self._copies = ReadableCopies()
         self._loaded: dict[str, EdgeCollection] = {}
         self._loading = threading.Lock()
         self._records: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}
 
     @classmethod
     def open(cls, root: Path) -> EdgeBackend:
-        """The store under `root`; `StoreLockedError` if another process has it open."""
-        root.mkdir(parents=True, exist_ok=True)
-        lock = (root / ".lock").open("a")
+        """The store under `root`; `StoreLockedError` if another process has it open; read-only
+        (no lock: nothing can change it) if `root` may not be written."""
+        lock = lock_file(root)
+        if lock is None:
+            return cls(root, None)
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -111,7 +113,10 @@ class EdgeBackend(VectorBackend):
                     raise ScoperagError(f"Collection '{collection}' does not exist.")
                 record = self._record(collection)
                 folder = self._dir(collection) / record.get("shard", _SHARD)
-                ensure_room(self.root, f"open collection '{collection}'")  # loading writes a WAL
+                if self.read_only:
+                    folder = self._copies.of(collection, folder)
+                else:
+                    ensure_room(self.root, f"open collection '{collection}'")  # loading writes
                 shard = load_shard(collection, folder, record["dimension"])  # checked first
                 engine = self._on_shard(shard, collection, bool(record.get("keywords")))
                 self._loaded[collection] = engine
@@ -268,8 +273,10 @@ class EdgeBackend(VectorBackend):
             engine.client.flush()
             engine.client.close()
         self._loaded.clear()
-        fcntl.flock(self._lock, fcntl.LOCK_UN)
-        self._lock.close()
+        self._copies.remove()
+        if self._lock is not None:
+            fcntl.flock(self._lock, fcntl.LOCK_UN)
+            self._lock.close()
 
 
 def shard_config(dimension: int) -> edge.EdgeConfig:
