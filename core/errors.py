@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 
 _MOST = 200  # characters of a value echoed back in an error
 
@@ -71,4 +73,30 @@ class QdrantUnreachableError(ScoperagError):
             "http://localhost:6333; `docker compose up -d qdrant` starts one), and "
             "SCOPERAG_QDRANT_API_KEY if it needs one; or unset SCOPERAG_QDRANT_URL to use the "
             "embedded store."
+        )
+
+
+class ReadOnlyStoreError(ScoperagError):
+    """A write to a store opened read-only (its file system or permissions allow no writing)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"The store at {path} is read-only: its file system, or your permissions, allow no "
+            "writing, so searches, listings and `scoperag check` work and every change is "
+            "refused. To change it, make that folder writable for this user, or copy the data "
+            "dir somewhere writable and point SCOPERAG_DATA_DIR at the copy."
+        )
+
+
+class StorePermissionError(ScoperagError):
+    """A store file this process may not read or write: its permissions, not damage."""
+
+    def __init__(self, path: object, access: str, error: OSError) -> None:
+        self.path, self.access = path, access
+        why = "its file system is mounted read-only" if error.errno == errno.EROFS else "denied"
+        super().__init__(
+            f"No permission to {access} {path} ({why}: {error.strerror}). The file is not "
+            f"damaged: give the user running scoperag (uid {os.getuid()}) {access} permission "
+            "on it and on the folders above it (chmod, chown, or the mount's options), or run "
+            "scoperag as the user who owns the data dir."
         )

@@ -15,6 +15,7 @@ Memories an older version stored without a key get one at a process's first newe
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import math
 from collections.abc import Iterator, Sequence
@@ -24,7 +25,7 @@ from qdrant_client import models
 
 from scoperag.core.contracts.memory import COLLECTION, ORDER_KEY, TIME_KEY, MemoryPayload
 from scoperag.core.engine.backend import VectorBackend
-from scoperag.core.errors import ScoperagError
+from scoperag.core.errors import ReadOnlyStoreError, ScoperagError
 
 SLOT_BITS = 15
 SLOTS = 1 << SLOT_BITS  # memories per millisecond; years 1-9999 in ms * SLOTS fit in an int64
@@ -44,9 +45,16 @@ def order_bound(timestamp: float) -> int:
 
 @contextlib.contextmanager
 def writers_take_turns(data_dir: Path) -> Iterator[None]:
-    """Hold the data dir's order-key lock: one writer at a time, from any process or thread."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    with (data_dir / LOCK_FILE).open("a") as lock:
+    """Hold the data dir's order-key lock: one writer at a time, from any process or thread;
+    `ReadOnlyStoreError` if the data dir may not be written."""
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        lock = (data_dir / LOCK_FILE).open("a")
+    except OSError as exc:
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) and data_dir.is_dir():
+            raise ReadOnlyStoreError(str(data_dir)) from None
+        raise
+    with lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or the process dies
         yield
 

@@ -19,7 +19,8 @@ from qdrant_client import models
 from scoperag.core.engine.backend import VectorBackend, meaning_breaks_ties
 from scoperag.core.engine.client.backend import QdrantClientBackend
 from scoperag.core.engine.disk_space import MIN_FREE_ENV, DiskFullError
-from scoperag.core.engine.edge.backend import HNSW, EdgeBackend
+from scoperag.core.engine.edge.backend import EdgeBackend
+from scoperag.core.engine.edge.shard_config import HNSW
 from scoperag.core.engine.search_request import SearchRequest
 from scoperag.core.engine.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.retrievers.hybrid import HybridRetriever

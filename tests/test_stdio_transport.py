@@ -71,18 +71,19 @@ def test_a_regular_file_as_stdout_is_served(tmp_path: Path) -> None:
     assert [tool["name"] for tool in by_id[2]["result"]["tools"]] == ["shout", "echo"]
 
 
-def test_a_line_that_is_not_json_rpc_leaves_the_server_answering() -> None:
+def test_a_line_that_is_not_json_rpc_is_answered_and_the_server_goes_on() -> None:
     listing = {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}
     lines = [*(json.dumps(message) for message in HANDSHAKE), "not json", json.dumps(listing)]
     server = subprocess.Popen([sys.executable, str(CHATTER)], stdin=PIPE, stdout=PIPE)
     assert server.stdin is not None and server.stdout is not None
     server.stdin.write("".join(line + "\n" for line in lines).encode())
     server.stdin.flush()
-    answers = [json.loads(server.stdout.readline()) for _ in range(2)]  # stdin open till then
+    answers = [json.loads(server.stdout.readline()) for _ in range(3)]  # stdin open till then
     server.stdin.close()
     assert server.wait(timeout=60) == 0
-    assert [answer["id"] for answer in answers] == [1, 3]
-    assert [tool["name"] for tool in answers[1]["result"]["tools"]] == ["shout", "echo"]
+    assert [answer["id"] for answer in answers] == [1, None, 3]
+    assert answers[1]["error"]["code"] == -32700 and "not JSON" in answers[1]["error"]["message"]
+    assert [tool["name"] for tool in answers[2]["result"]["tools"]] == ["shout", "echo"]
 
 
 def test_the_transport_eval_prints_a_figure_for_each_server() -> None:

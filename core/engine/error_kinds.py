@@ -24,3 +24,9 @@ def is_store_locked(error: BaseException) -> bool:
     return isinstance(error, RuntimeError) and isinstance(
         error.__context__, portalocker.exceptions.LockException
     )
+
+
+def is_permission_denied(error: BaseException) -> bool:
+    """Qdrant Edge could not open a shard's file: the OS denied access (a plain `Exception`
+    whose message carries the OS error, e.g. "Permission denied (os error 13)")."""
+    return type(error) is Exception and "(os error 13)" in str(error)

@@ -10,15 +10,18 @@ finite, or a cosine beyond `COSINE_LIMIT`) raise `CorruptCollectionError`; other
 
 from __future__ import annotations
 
+import errno
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
 import qdrant_edge as edge
 
+from scoperag.core.engine.error_kinds import is_permission_denied
 from scoperag.core.engine.vector_names import DENSE_VECTOR
-from scoperag.core.errors import ScoperagError
+from scoperag.core.errors import ScoperagError, StorePermissionError
 
 # A query without prefetches is a dense (cosine) search here: its scores lie in [-1, 1].
 COSINE_LIMIT = 1.0 + 1e-3
@@ -44,6 +47,8 @@ def read_record(collection: str, path: Path) -> dict[str, Any]:
     """collection.json parsed, with a dimension and metadata, else `CorruptCollectionError`."""
     try:
         record = json.loads(path.read_bytes().decode("utf-8"))
+    except PermissionError as exc:  # permissions, not damage
+        raise StorePermissionError(path, "read", exc) from None
     except (OSError, ValueError) as exc:  # UnicodeDecodeError and JSONDecodeError included
         raise CorruptCollectionError(collection, path.parent, f"{path.name}: {exc}") from None
     dimension = record.get("dimension") if isinstance(record, dict) else None
@@ -76,6 +81,8 @@ def _dense_size_problems(path: Path, dimension: int, keys: tuple[str, ...]) -> l
         for key in keys:
             data = data[key]
         size = data[DENSE_VECTOR]["size"]
+    except PermissionError as exc:
+        raise StorePermissionError(path, "read", exc) from None
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return [f"{path}: unreadable ({type(exc).__name__}: {exc})"]
     if size != dimension:
@@ -92,6 +99,9 @@ def load_shard(collection: str, folder: Path, dimension: int) -> edge.EdgeShard:
     try:
         return edge.EdgeShard.load(str(folder))
     except Exception as exc:  # the engine raises plain Exception
+        if is_permission_denied(exc):  # Edge opens its files for reading and writing
+            denied = PermissionError(errno.EACCES, f"{os.strerror(errno.EACCES)}: {exc}")
+            raise StorePermissionError(folder, "read and write", denied) from None
         raise CorruptCollectionError(collection, folder.parent, str(exc)) from None
 
 

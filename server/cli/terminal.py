@@ -41,8 +41,13 @@ def announce(transport: str, url: str | None = None, profiles: str | None = None
 
 
 def serve_stdio(mcp: FastMCP) -> None:
-    """Serve `mcp` on FastMCP's stdio transport until stdin closes or the first Ctrl+C."""
-    run_until_ctrl_c(lambda: mcp.run(transport="stdio", show_banner=False, log_level="WARNING"))
+    """Serve `mcp` on FastMCP's stdio transport, every line answered (`stdio_lines`), until
+    stdin closes or the first Ctrl+C."""
+    import anyio
+
+    from scoperag.server.mcp.stdio_lines import serve_checked_stdio
+
+    run_until_ctrl_c(lambda: anyio.run(serve_checked_stdio, mcp, "WARNING"))
 
 
 def run_until_ctrl_c(serve: Callable[[], None]) -> None:

@@ -40,27 +40,15 @@ from scoperag.core.engine.edge import search as edge_search
 from scoperag.core.engine.edge.collection import EdgeCollection
 from scoperag.core.engine.edge.ledger import Ledger, LostWritesError
 from scoperag.core.engine.edge.ledger import write_durably as _write_json
+from scoperag.core.engine.edge.read_only import ReadableCopies, lock_file
+from scoperag.core.engine.edge.shard_config import SCHEMAS, shard_config
 from scoperag.core.engine.search_request import SearchRequest, SearchResult
 from scoperag.core.engine.store_check import CheckedShard, load_shard, read_record
-from scoperag.core.engine.vector_names import DENSE_VECTOR, SPARSE_VECTOR
+from scoperag.core.engine.vector_names import DENSE_VECTOR
 from scoperag.core.errors import ScoperagError, StoreLockedError
 
-# ef_construct 64 instead of 100 halves the indexing work (ingestion keeps up with embedding);
-# the search beams of `EdgeCollection.plan_search` keep recall@10 >= 0.99 on such graphs.
-HNSW = edge.HnswIndexConfig(m=16, ef_construct=64, full_scan_threshold=10_000)
 _METADATA = "collection.json"
 _SHARD = "shard"
-# qdrant-client's `PayloadSchemaType` values (a str enum, so its members find these too)
-_SCHEMAS = {
-    "keyword": edge.PayloadSchemaType.Keyword,
-    "integer": edge.PayloadSchemaType.Integer,
-    "float": edge.PayloadSchemaType.Float,
-    "bool": edge.PayloadSchemaType.Bool,
-    "datetime": edge.PayloadSchemaType.Datetime,
-    "text": edge.PayloadSchemaType.Text,
-    "geo": edge.PayloadSchemaType.Geo,
-    "uuid": edge.PayloadSchemaType.Uuid,
-}
 
 
 class CollectionExistsError(ScoperagError):
@@ -73,18 +61,22 @@ class EdgeBackend(VectorBackend):
 
     name = "edge"
 
-    def __init__(self, root: Path, lock: IO[str]) -> None:
+    def __init__(self, root: Path, lock: IO[str] | None) -> None:
         self.root = root
         self._lock = lock
+        self.read_only = lock is None  # `edge.read_only`: read from copies, refuse writes
+        self._copies = ReadableCopies()
         self._loaded: dict[str, EdgeCollection] = {}
         self._loading = threading.Lock()
         self._records: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}
 
     @classmethod
     def open(cls, root: Path) -> EdgeBackend:
-        """The store under `root`; `StoreLockedError` if another process has it open."""
-        root.mkdir(parents=True, exist_ok=True)
-        lock = (root / ".lock").open("a")
+        """The store under `root`; `StoreLockedError` if another process has it open; read-only
+        (no lock: nothing can change it) if `root` may not be written."""
+        lock = lock_file(root)
+        if lock is None:
+            return cls(root, None)
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -122,7 +114,10 @@ class EdgeBackend(VectorBackend):
             raise ScoperagError(f"Collection '{collection}' does not exist.")
         record = self._record(collection)
         folder = self._dir(collection) / record.get("shard", _SHARD)
-        ensure_room(self.root, f"open collection '{collection}'")  # loading writes a WAL
+        if self.read_only:
+            folder = self._copies.of(collection, folder)
+        else:
+            ensure_room(self.root, f"open collection '{collection}'")  # loading writes a WAL
         shard = load_shard(collection, folder, record["dimension"])  # checked first
         engine = self._on_shard(shard, collection, bool(record.get("keywords")), folder)
         try:
@@ -189,7 +184,7 @@ class EdgeBackend(VectorBackend):
         shard = edge.EdgeShard.create(str(folder / name), shard_config(record["dimension"]))
         new = self._on_shard(shard, collection, True, folder / name)
         for key, kind in self.payload_indexes(collection).items():
-            shard.update(edge.UpdateOperation.create_field_index(key, _SCHEMAS[kind]))
+            shard.update(edge.UpdateOperation.create_field_index(key, SCHEMAS[kind]))
         copied = 0
         for page in old.points():
             ensure_room(self.root, f"copy the points of '{collection}' into a new shard")
@@ -219,11 +214,11 @@ class EdgeBackend(VectorBackend):
 
     def payload_indexes(self, collection: str) -> dict[str, str]:
         schema = self.edge_collection(collection).client.info().payload_schema
-        names = {kind: plain for plain, kind in _SCHEMAS.items()}
+        names = {kind: plain for plain, kind in SCHEMAS.items()}
         return {key: names[info.data_type] for key, info in schema.items()}
 
     def create_index(self, collection: str, key: str, schema: str) -> None:
-        operation = edge.UpdateOperation.create_field_index(key, _SCHEMAS[schema])
+        operation = edge.UpdateOperation.create_field_index(key, SCHEMAS[schema])
         self.edge_collection(collection).update(operation)
         indexes = self.payload_indexes(collection)
         _write_json(
@@ -284,14 +279,7 @@ class EdgeBackend(VectorBackend):
             engine.client.flush()
             engine.client.close()
         self._loaded.clear()
-        fcntl.flock(self._lock, fcntl.LOCK_UN)
-        self._lock.close()
-
-
-def shard_config(dimension: int) -> edge.EdgeConfig:
-    """A shard with the dense vector and BM25 sparse vectors (the engine applies their IDF)."""
-    return edge.EdgeConfig(
-        vectors={DENSE_VECTOR: edge.EdgeVectorParams(dimension, edge.Distance.Cosine)},
-        sparse_vectors={SPARSE_VECTOR: edge.EdgeSparseVectorParams(modifier=edge.Modifier.Idf)},
-        hnsw_config=HNSW,
-    )
+        self._copies.remove()
+        if self._lock is not None:
+            fcntl.flock(self._lock, fcntl.LOCK_UN)
+            self._lock.close()

@@ -24,7 +24,7 @@ from scoperag.core.config.settings import Settings
 from scoperag.core.engine.backend import VectorBackend
 from scoperag.core.engine.disk_space import ensure_room
 from scoperag.core.engine.sharing import wire
-from scoperag.core.errors import InvalidParameterError, ScoperagError
+from scoperag.core.errors import InvalidParameterError, ReadOnlyStoreError, ScoperagError
 
 RECORD = "owner.json"
 READS = {
@@ -159,6 +159,27 @@ class Owner(socketserver.ThreadingUnixStreamServer):
         if current is not None and current.get("pid") == os.getpid():
             (self.folder / RECORD).unlink(missing_ok=True)
             Path(self.record["socket"]).unlink(missing_ok=True)
+
+
+class ReadOnlyOwner:
+    """The engine of a store this process may not write, run here for this process alone: no
+    lock, socket or record to write (nothing can change the store), and every write refused."""
+
+    def __init__(self, engine: VectorBackend) -> None:
+        self.engine, self.counts = engine, Counter[str]()
+
+    def run(self, op: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        if op in WRITES:
+            raise ReadOnlyStoreError(str(getattr(self.engine, "root", "the data dir")))
+        if op not in OPERATIONS:
+            raise InvalidParameterError("op", op, ", ".join(sorted(OPERATIONS)))
+        kind, _, name = op.rpartition(".")
+        self.counts[op] += 1
+        result = getattr(self.engine.generations if kind else self.engine, name)(*args, **kwargs)
+        return list(result) if isinstance(result, Iterator) else result
+
+    def stop(self) -> None:
+        """Nothing to hand on."""
 
 
 class _Connection(socketserver.StreamRequestHandler):

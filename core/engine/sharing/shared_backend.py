@@ -18,7 +18,7 @@ from scoperag.core.engine.collections import open_backend
 from scoperag.core.engine.generations import Generations
 from scoperag.core.engine.sharing import wire
 from scoperag.core.engine.sharing.channel import Connection, OwnerUnreachableError
-from scoperag.core.engine.sharing.owner import Owner, engine_dir, read_record
+from scoperag.core.engine.sharing.owner import Owner, ReadOnlyOwner, engine_dir, read_record
 from scoperag.core.errors import ScoperagError, StoreLockedError
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ class SharedBackend(VectorBackend):
         self.folder = engine_dir(settings)
         self.generations = _Generations(self)  # type: ignore[misc]  # replaces the cached one
         self._lock = threading.Lock()  # of the fields below but `_cache`
-        self._owner: Owner | None = None
+        self._owner: Owner | ReadOnlyOwner | None = None
         self._record: dict[str, Any] | None = None  # the answering owner's, while attached
         self._connections: dict[int, Connection] = {}  # by calling thread; replaced on takeover
         self._cache: dict[tuple[str, str], tuple[Any, Any]] = {}
@@ -66,6 +66,9 @@ class SharedBackend(VectorBackend):
                     raise
                 time.sleep(0.05)
                 continue
+            if getattr(engine, "read_only", False):
+                self._owner = ReadOnlyOwner(engine)
+                return
             try:
                 self._owner = Owner(engine, self.folder)
             except BaseException:
