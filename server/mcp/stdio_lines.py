@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
+from fastmcp.server.context import reset_transport, set_transport
 from fastmcp.utilities.logging import temporary_log_level
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
@@ -123,10 +124,14 @@ def _claimed_stdin() -> Iterator[int]:
 
 async def serve_checked_stdio(mcp: FastMCP, log_level: str | None = None) -> None:
     """What `FastMCP.run_stdio_async` does, with `CheckedLines` as the SDK's stdin."""
-    with _claimed_stdin() as wire, temporary_log_level(log_level):
-        lines = CheckedLines(anyio.wrap_file(os.fdopen(wire, "rb", closefd=False)))
-        served = stdio_server(stdin=lines)  # type: ignore[arg-type]
-        async with mcp._lifespan_manager(), served as (read_stream, write_stream):
-            lines.answer_through(write_stream.send)
-            server = mcp._mcp_server
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+    token = set_transport("stdio")
+    try:
+        with _claimed_stdin() as wire, temporary_log_level(log_level):
+            lines = CheckedLines(anyio.wrap_file(os.fdopen(wire, "rb", closefd=False)))
+            served = stdio_server(stdin=lines)  # type: ignore[arg-type]
+            async with mcp._lifespan_manager(), served as (read_stream, write_stream):
+                lines.answer_through(write_stream.send)
+                server = mcp._mcp_server
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+    finally:
+        reset_transport(token)
