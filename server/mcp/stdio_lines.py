@@ -15,9 +15,9 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import anyio
-import mcp_types as types
 from fastmcp.server.context import reset_transport, set_transport
 from fastmcp.utilities.logging import temporary_log_level
+from mcp import types
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
