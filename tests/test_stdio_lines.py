@@ -119,3 +119,24 @@ def test_upstream_the_sdk_stdio_reader_drops_a_lone_surrogate() -> None:
     assert replaced["id"] == 3, "the request with \\ud800 was answered: upstream reads it now"
     assert replaced["result"]["structuredContent"]["result"] == "\ufffd"
     assert wire.answers.empty()
+
+
+def test_upstream_fastmcp_runs_stdio_as_the_adapter_repeats() -> None:
+    """`serve_checked_stdio` repeats `FastMCP.run_stdio_async` with its own stdin, through
+    FastMCP's private `_lifespan_manager` and `_mcp_server` (FastMCP has no public way to serve
+    other streams). When this test fails, FastMCP changed those steps: follow them there."""
+    import inspect
+
+    from fastmcp import FastMCP
+
+    steps = inspect.getsource(FastMCP.run_stdio_async)
+    for step in (
+        'set_transport("stdio")',
+        "self._lifespan_manager()",
+        "stdio_server()",
+        "self._mcp_server.run(",
+        "self._mcp_server.create_initialization_options()",
+    ):
+        assert step in steps, step
+    server = FastMCP("probe")
+    assert callable(server._lifespan_manager) and callable(server._mcp_server.run)
