@@ -30,7 +30,7 @@ class QdrantClientBackend(VectorBackend):
         self.client = client
         self.name = name
         self.fresh_registry = name == "server"  # other processes may write a server
-        self._keywords: dict[str, bool] = {}
+        self._params: dict[str, models.CollectionParams] = {}  # per collection, read once
 
     @classmethod
     def local(cls, path: Path) -> QdrantClientBackend:
@@ -62,11 +62,14 @@ class QdrantClientBackend(VectorBackend):
             raise
         return cls(client, "server")
 
+    def _collection_params(self, collection: str) -> models.CollectionParams:
+        """The collection's vectors, read once (it is rebuilt only through this backend)."""
+        if collection not in self._params:
+            self._params[collection] = self.client.get_collection(collection).config.params
+        return self._params[collection]
+
     def has_keywords(self, collection: str) -> bool:
-        if collection not in self._keywords:
-            params = self.client.get_collection(collection).config.params
-            self._keywords[collection] = SPARSE_VECTOR in (params.sparse_vectors or {})
-        return self._keywords[collection]
+        return SPARSE_VECTOR in (self._collection_params(collection).sparse_vectors or {})
 
     def add_keywords(self, collection: str) -> int:
         """Rebuild the collection with BM25 vectors, resumably (`core.engine.client.reindex`)."""
@@ -96,7 +99,7 @@ class QdrantClientBackend(VectorBackend):
 
     def create_collection(self, collection: str, dimension: int, metadata: dict[str, Any]) -> None:
         self.generations.forget(collection)
-        self._keywords.pop(collection, None)
+        self._params.pop(collection, None)
         self.client.create_collection(
             collection_name=collection,
             vectors_config={
@@ -136,7 +139,7 @@ class QdrantClientBackend(VectorBackend):
         self.client.delete(collection, points_selector=selector, wait=True)
 
     def delete_collection(self, collection: str) -> None:
-        self._keywords.pop(collection, None)
+        self._params.pop(collection, None)
         self.client.delete_collection(collection)
         self.generations.forget(collection)
 
@@ -212,7 +215,7 @@ class QdrantClientBackend(VectorBackend):
         self.client.set_payload(collection, payload=payload, points=[point_id], wait=True)
 
     def upsert_points(self, collection: str, points: list[models.PointStruct]) -> None:
-        dense = self.client.get_collection(collection).config.params.vectors
+        dense = self._collection_params(collection).vectors
         size = (
             dense[DENSE_VECTOR].size if isinstance(dense, dict) and DENSE_VECTOR in dense else None
         )
