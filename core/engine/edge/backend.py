@@ -38,8 +38,7 @@ from scoperag.core.engine.collection_embedder import searchable
 from scoperag.core.engine.disk_space import ensure_room
 from scoperag.core.engine.edge import search as edge_search
 from scoperag.core.engine.edge.collection import EdgeCollection
-from scoperag.core.engine.edge.ledger import Ledger, LostWritesError
-from scoperag.core.engine.edge.ledger import write_durably as _write_json
+from scoperag.core.engine.edge.ledger import Ledger, LostWritesError, write_durably
 from scoperag.core.engine.edge.read_only import ReadableCopies, lock_file
 from scoperag.core.engine.edge.shard_config import SCHEMAS, shard_config
 from scoperag.core.engine.search_request import SearchRequest, SearchResult
@@ -137,7 +136,7 @@ class EdgeBackend(VectorBackend):
     def _record(self, collection: str) -> dict[str, Any]:
         """collection.json, parsed once per version of the file (a read per query cost 0.3 ms).
 
-        The file is only ever replaced whole (`_write_json`), so its inode, size and modification
+        The file is only ever replaced whole (`write_durably`), so its inode, size and modification
         time identify a version: any rewrite, by this process or a tool working on the data dir
         while it was closed, is seen at the next call. Callers must not mutate the result.
         """
@@ -165,7 +164,7 @@ class EdgeBackend(VectorBackend):
         shard = edge.EdgeShard.create(str(folder / _SHARD), shard_config(dimension))
         self._loaded[collection] = self._on_shard(shard, collection, True, folder / _SHARD)
         record = {"dimension": dimension, "metadata": metadata, "keywords": True, "shard": _SHARD}
-        _write_json(folder / _METADATA, record)
+        write_durably(folder / _METADATA, record)
         self.generations.forget(collection)  # a new collection hides nothing
 
     def collection_metadata(self, collection: str) -> dict[str, Any]:
@@ -193,7 +192,7 @@ class EdgeBackend(VectorBackend):
             )
             copied += len(page)
         shard.flush()
-        _write_json(folder / _METADATA, {**record, "keywords": True, "shard": name})  # the switch
+        write_durably(folder / _METADATA, {**record, "keywords": True, "shard": name})  # the switch
         old.client.close()
         self._loaded[collection] = new
         shutil.rmtree(folder / record.get("shard", _SHARD))
@@ -209,7 +208,7 @@ class EdgeBackend(VectorBackend):
         path = self._dir(collection) / _METADATA
         stored = json.loads(path.read_text())
         stored["metadata"] = {**stored["metadata"], **changes}
-        _write_json(path, stored)
+        write_durably(path, stored)
         self.generations.forget(collection)  # a registry written through another process
 
     def payload_indexes(self, collection: str) -> dict[str, str]:
@@ -221,7 +220,7 @@ class EdgeBackend(VectorBackend):
         operation = edge.UpdateOperation.create_field_index(key, SCHEMAS[schema])
         self.edge_collection(collection).update(operation)
         indexes = self.payload_indexes(collection)
-        _write_json(
+        write_durably(
             self._dir(collection) / _METADATA, {**self._record(collection), "indexes": indexes}
         )
 
