@@ -100,3 +100,7 @@ class StorePermissionError(ScoperagError):
             "on it and on the folders above it (chmod, chown, or the mount's options), or run "
             "scoperag as the user who owns the data dir."
         )
+
+
+class ConflictError(ScoperagError):
+    """A compare-and-set write lost: what it was based on changed before it was made."""

@@ -25,6 +25,7 @@ from scoperag.core.contracts.memory import (
     MemoryPayload,
     content_hash,
     normalise_tags,
+    parse_expiry,
     parse_moment,
     rfc3339,
 )
@@ -50,8 +51,10 @@ def make_memory(
     memory_type: str | None = None,
     created_at: object = None,
     metadata: dict[str, Any] | None = None,
+    expires_at: str | None = None,
 ) -> MemoryPayload:
-    """A memory's payload from what a caller gives; the creation time defaults to now."""
+    """A memory's payload (a first version) from what a caller gives; the creation time
+    defaults to now, and an expiry must be RFC 3339 with a zone."""
     text = content.strip() if isinstance(content, str) else ""
     if not text:
         raise InvalidParameterError("content", content, "a non-empty text")
@@ -61,14 +64,20 @@ def make_memory(
     if metadata is not None and not isinstance(metadata, dict):
         raise InvalidParameterError("metadata", metadata, "an object (JSON dict)")
     moment = datetime.now(UTC) if created_at is None else parse_moment(created_at)
+    expiry = None if expires_at is None else parse_expiry(expires_at)
+    hash_ = content_hash(text)
     return MemoryPayload(
         content=text,
-        content_hash=content_hash(text),
+        content_hash=hash_,
         tags=normalise_tags(tags) or [],
         memory_type=kind or DEFAULT_MEMORY_TYPE,
         created_at=rfc3339(moment),
         created_at_ts=moment.timestamp(),
         metadata=metadata or {},
+        lineage=hash_,
+        updated_at=rfc3339(moment),
+        expires_at=None if expiry is None else rfc3339(expiry),
+        expires_ts=None if expiry is None else expiry.timestamp(),
     )
 
 

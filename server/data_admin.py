@@ -7,6 +7,7 @@ filter, drop collection): nothing scans the points in Python.
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, Field
@@ -71,6 +72,9 @@ class ProfileData(BaseModel):
     )
     hashes: dict[str, str] | None = Field(
         default=None, description="Memories only, when asked: content_hash -> first words."
+    )
+    states: dict[str, int] = Field(
+        default_factory=dict, description="Points by state, e.g. memories current, superseded."
     )
 
 
@@ -143,7 +147,16 @@ def describe_profile(
         hashes=_hashes(backend, collection, declared.hashes)
         if hashes and declared.hashes
         else None,
+        states=_states(backend, declared, collection),
     )
+
+
+def _states(backend: VectorBackend, declared: Profile, collection: str) -> dict[str, int]:
+    """The profile's points by state, where it declares states."""
+    if declared.states is None:
+        return {}
+    module, _, name = declared.states.partition(":")
+    return getattr(importlib.import_module(module), name)(backend, collection)
 
 
 def list_store(
@@ -213,6 +226,12 @@ def planned_deletion(backend: VectorBackend, settings: Settings, kind: str, give
         return _by_prefix(backend, collection, kind, target, given)
     known = list(_counts(backend, declared, collection, target.key)) if exists else []
     raise UnknownIdError(target.what, given, known)
+
+
+def stored_id(backend: VectorBackend, settings: Settings, kind: str, given: str) -> str:
+    """The stored id `given` names for `kind`: itself, or the one id it is a unique prefix
+    of where the kind allows; `UnknownIdError` if none or several."""
+    return planned_deletion(backend, settings, kind, given).id
 
 
 def _by_prefix(

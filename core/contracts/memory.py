@@ -6,13 +6,16 @@ import contextlib
 import hashlib
 import re
 from datetime import UTC, date, datetime, time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from scoperag.core.config.settings import Settings
 from scoperag.core.errors import InvalidParameterError
 from scoperag.core.filters.fields import Condition, FieldType, FilterableField
+
+if TYPE_CHECKING:
+    from qdrant_client import models
 
 COLLECTION = "memories"
 TIME_KEY = "created_at_ts"  # numeric twin of created_at: what date ranges use
@@ -37,6 +40,15 @@ class MemoryPayload(BaseModel):
         default=0, description="Unique newest-first key: created_at in ms, then a write slot."
     )
     metadata: dict[str, Any] = Field(default_factory=dict)
+    # A memory is a line of versions (absent keys, as memories stored before versions have
+    # them, read as a current first version whose line is its own hash).
+    version: int = Field(default=1, description="1 for a first version, then 2, 3, ...")
+    lineage: str = Field(default="", description="content_hash of the line's first version.")
+    supersedes: list[str] = Field(default_factory=list, description="Hashes this replaced.")
+    superseded_by: str | None = Field(default=None, description="The hash that replaced it.")
+    updated_at: str = Field(default="", description="RFC 3339 time this version was written.")
+    expires_at: str | None = Field(default=None, description="RFC 3339; hidden after it.")
+    expires_ts: float | None = Field(default=None, description="expires_at as Unix seconds.")
 
 
 TAGS_ANY = FilterableField(
@@ -77,7 +89,25 @@ CREATED_ORDER = FilterableField(
     field_type=FieldType.INTEGER,
     description="Newest-first order key (unique per memory).",
 )
-MEMORY_INDEXES = [TAGS_ANY, MEMORY_TYPE, START_DATE, CONTENT_HASH, CREATED_ORDER]
+SUPERSEDED_BY = FilterableField(
+    name="superseded_by",
+    field_type=FieldType.KEYWORD,
+    description="The hash of the version that replaced a memory (absent or null: current).",
+)
+LINEAGE = FilterableField(
+    name="lineage",
+    field_type=FieldType.KEYWORD,
+    description="The content hash of the first version of a memory's line.",
+)
+EXPIRES = FilterableField(
+    name="expires_ts",
+    field_type=FieldType.FLOAT,
+    condition=Condition.LTE,
+    description="Memories expired at this Unix time (absent or null: never expire).",
+)
+MEMORY_INDEXES = [
+    TAGS_ANY, MEMORY_TYPE, START_DATE, CONTENT_HASH, CREATED_ORDER, SUPERSEDED_BY, LINEAGE, EXPIRES
+]  # fmt: skip
 
 
 def required_indexes(settings: Settings) -> dict[str, list[FilterableField]]:
@@ -88,6 +118,41 @@ def required_indexes(settings: Settings) -> dict[str, list[FilterableField]]:
 def content_hash(content: str) -> str:
     """The identity of a memory: sha256 (hex) of its UTF-8 text."""
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+def version_hash(content: str, lineage: str, version: int) -> str:
+    """The hash of a version whose text another memory already has (e.g. a version that changes
+    tags only): sha256 of its text, line and version number, so it is a memory of its own."""
+    return content_hash(f"{content}\x00{lineage}\x00{version}")
+
+
+def current_memories(
+    now: float, include_superseded: bool, include_expired: bool
+) -> list[models.Condition]:
+    """Conditions (to AND into a filter) leaving out superseded versions and memories expired
+    at `now`, unless included; a memory without these keys is current and never expires."""
+    from qdrant_client import models
+
+    found: list[models.Condition] = []
+    if not include_superseded:  # is_empty: the key absent, null or []
+        found.append(models.IsEmptyCondition(is_empty=models.PayloadField(key="superseded_by")))
+    if not include_expired:
+        never = models.IsEmptyCondition(is_empty=models.PayloadField(key=EXPIRES.payload_key))
+        later = models.FieldCondition(key=EXPIRES.payload_key, range=models.Range(gt=now))
+        found.append(models.Filter(should=[never, later]))
+    return found
+
+
+def parse_expiry(value: str, parameter: str = "expires_at") -> datetime:
+    """An expiry time: RFC 3339 with a time zone (`2026-03-01T00:00:00Z`, `...+02:00`)."""
+    moment = None
+    with contextlib.suppress(ValueError):
+        moment = datetime.fromisoformat(value.strip()) if "T" in value.upper() else None
+    if moment is None or moment.tzinfo is None:
+        raise InvalidParameterError(
+            parameter, value, "an RFC 3339 time with a zone, e.g. 2026-03-01T09:00:00Z"
+        )
+    return moment.astimezone(UTC)
 
 
 def normalise_tags(value: str | list[str] | None, parameter: str = "tags") -> list[str] | None:

@@ -133,5 +133,19 @@ class EngineOperations(ABC):
         """
 
     @abstractmethod
+    def write_if(
+        self,
+        collection: str,
+        guard: models.Filter,
+        expected: int,
+        points: list[models.PointStruct],
+        payloads: dict[str, dict[str, Any]],
+    ) -> None:
+        """Compare and set: if exactly `expected` visible points match `guard`, write `points`
+        (as `upsert_points`) and set each id's `payloads` keys (as `set_payload`), else raise
+        `ConflictError` and write nothing; check and write are one step for every writer that
+        reaches the engine through this process (the owner's write lock, or this process's)."""
+
+    @abstractmethod
     def close(self) -> None:
         """Release files and connections."""

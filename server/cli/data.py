@@ -22,6 +22,8 @@ def _print_listing(listing: dict) -> None:
             click.echo(f"{head}: empty (nothing ingested)")
             continue
         click.echo(f"{head}: {data['points']} points, built with {data['embedder']}")
+        if data["states"]:
+            click.echo("  " + ", ".join(f"{state} {n}" for state, n in data["states"].items()))
         for name, counts in data["groups"].items():
             shown = ", ".join(f"{value} ({n})" for value, n in counts.items()) or "none"
             click.echo(f"  {name} ({len(counts)}): {shown}")

@@ -64,6 +64,8 @@ class Profile:
     hashes: tuple[str, str] | None = None
     # its object's class in the Python API, `module:Class` (None: its tools as methods)
     python_api: str | None = None
+    # `scoperag list`: points by state, `module:function(backend, collection) -> state -> points`
+    states: str | None = None
 
     def collection(self, settings: Settings) -> str:
         """The collection the profile writes, under `settings`."""

@@ -33,7 +33,7 @@ READS = {
 }  # fmt: skip
 WRITES = {
     "accept_loss", "add_keywords", "create_collection", "update_collection_metadata",
-    "create_index", "delete", "delete_collection", "set_payload", "upsert_points",
+    "create_index", "delete", "delete_collection", "set_payload", "upsert_points", "write_if",
     "generations.begin", "generations.commit", "generations.abort", "generations.recover",
 }  # fmt: skip
 OPERATIONS = READS | WRITES

@@ -167,6 +167,7 @@ class SharedBackend(VectorBackend):
     def key_values(self, *a: Any, **k: Any) -> list[Any]: return self.call("key_values", *a, **k)
     def set_payload(self, *a: Any, **k: Any) -> None: self.call("set_payload", *a, **k)
     def upsert_points(self, *a: Any, **k: Any) -> None: self.call("upsert_points", *a, **k)
+    def write_if(self, *a: Any, **k: Any) -> None: self.call("write_if", *a, **k)
     # fmt: on
 
     @property

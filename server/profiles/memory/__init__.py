@@ -14,9 +14,13 @@ PROFILE = Profile(
         "store": "store_memory",
         "delete": "delete_memory",
         "ingest": "ingest_memories",
+        "update": "update_memory",
+        "history": "memory_history",
+        "merge": "merge_memories",
     },
     retriever=SearchTool("search", "page_size"),
     hashes=("content_hash", "content"),
+    states="scoperag.server.profiles.memory.expiry:states",
     sample=Sample("memories.json", "scoperag ingest memory {path}"),
     groups={"tags": "tags", "types": "memory_type"},
     deletes={

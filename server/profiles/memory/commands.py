@@ -1,18 +1,143 @@
-"""`scoperag ingest memory FILE.json`: import a JSON list of memories (devbench format too)."""
+"""The memory profile's commands: `scoperag ingest memory FILE.json`, the `scoperag memory`
+group (update, history, merge) and `scoperag prune memory --expired`."""
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
 from scoperag.server.cli.support import load_settings, progress_bar, run_friendly
 
 
+@click.group("memory")
+def memory_group() -> None:
+    """Look after memories: update one, read its history, merge several."""
+
+
+@click.group("prune")
+def prune_group() -> None:
+    """Delete what is no longer wanted."""
+
+
+def _versions(work: Callable[[Any], Any]) -> Any:
+    """`work(MemoryVersions)` on this data dir's store; errors as one line."""
+    from scoperag.server.profiles.memory.versions import MemoryVersions
+    from scoperag.server.runtime import Runtime
+
+    runtime = Runtime(load_settings())
+    try:
+        return run_friendly(lambda: work(MemoryVersions(runtime)))
+    finally:
+        runtime.close()
+
+
+def _print_version(result: Any, as_json: bool) -> None:
+    data = result.model_dump()
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+    else:
+        click.echo(f"{data['content_hash']} version {data['version']}: {data['message']}")
+
+
+@memory_group.command("update")
+@click.argument("content_hash")
+@click.option("--content", help="New text (default: kept).")
+@click.option("--tags", multiple=True, help="New tags, replacing the old (repeat, or a, b).")
+@click.option("--type", "memory_type", help="New type (default: kept).")
+@click.option("--expires-at", help="RFC 3339 time with a zone; hidden from search after it.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def update_command(
+    content_hash: str,
+    content: str | None,
+    tags: tuple[str, ...],
+    memory_type: str | None,
+    expires_at: str | None,
+    as_json: bool,
+) -> None:
+    """Write a new version of the memory CONTENT_HASH (or a unique prefix); the old one is
+    kept, hidden from search."""
+    from scoperag.server.profiles.memory.models import UpdateMemoryParams
+
+    given = {"content": content, "memory_type": memory_type, "expires_at": expires_at}
+    given["tags"] = ",".join(tags) if tags else None
+    result = _versions(
+        lambda versions: versions.update(
+            UpdateMemoryParams(
+                content_hash=content_hash, **{k: v for k, v in given.items() if v is not None}
+            )
+        )
+    )
+    _print_version(result, as_json)
+
+
+@memory_group.command("history")
+@click.argument("content_hash")
+@click.option("--json", "as_json", is_flag=True, help="Print the history as JSON.")
+def history_command(content_hash: str, as_json: bool) -> None:
+    """Every version of a memory, oldest first, from the hash (or a unique prefix) of any."""
+    from scoperag.server.data_admin import HASH_SHOWN
+    from scoperag.server.profiles.memory.models import MemoryHistoryParams
+
+    result = _versions(lambda v: v.history(MemoryHistoryParams(content_hash=content_hash)))
+    if as_json:
+        click.echo(json.dumps(result.model_dump(), indent=2))
+        return
+    for row in result.versions:
+        state = (
+            f"superseded by {row.superseded_by[:HASH_SHOWN]}" if row.superseded_by else "current"
+        )
+        click.echo(f"v{row.version} {row.content_hash[:HASH_SHOWN]} {row.updated_at} {state}")
+        click.echo(f"   [{', '.join(row.tags)}] {row.memory_type}: {row.content}")
+
+
+@memory_group.command("merge")
+@click.argument("content_hashes", nargs=-1, required=True)
+@click.option("--content", help="The merged text (default: the newest member's).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def merge_command(content_hashes: tuple[str, ...], content: str | None, as_json: bool) -> None:
+    """Replace two or more memories (hashes or unique prefixes) by one; they are kept, hidden."""
+    from scoperag.server.profiles.memory.models import MergeMemoriesParams
+
+    given = {"content_hashes": list(content_hashes)} | ({"content": content} if content else {})
+    result = _versions(lambda versions: versions.merge(MergeMemoriesParams(**given)))
+    _print_version(result, as_json)
+
+
+@prune_group.command("memory")
+@click.option("--expired", is_flag=True, help="Delete the memories past their expires_at.")
+@click.option("--yes", is_flag=True, help="Delete without asking.")
+def prune_memory(expired: bool, yes: bool) -> None:
+    """Delete expired memories (--expired), after listing them."""
+    from scoperag.server.data_admin import HASH_SHOWN
+    from scoperag.server.profiles.memory import expiry
+
+    if not expired:
+        raise click.UsageError("Say what to prune: --expired (memories past their expires_at).")
+    found = _versions(lambda versions: expiry.expired(versions.runtime.backend))
+    if not found:
+        click.echo("No memory has expired.")
+        return
+    for payload in found:
+        words = " ".join(payload["content"].split()[:12])
+        click.echo(
+            f"{payload['content_hash'][:HASH_SHOWN]} expired {payload['expires_at']}: {words}"
+        )
+    if not yes:
+        click.confirm(f"Delete these {len(found)} expired memories?", abort=True, err=True)
+    hashes = [payload["content_hash"] for payload in found]
+    deleted = _versions(lambda versions: expiry.prune(versions.runtime.backend, hashes))
+    click.echo(f"Deleted {deleted} expired memories.")
+
+
 def register(cli: click.Group, ingest: click.Group) -> None:
     """Add the memory profile's commands."""
+    cli.add_command(memory_group)
+    cli.add_command(prune_group)
 
     @ingest.command("memory")
     @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))

@@ -3,7 +3,7 @@ declarations) and `service` (the handlers)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
@@ -21,6 +21,8 @@ from scoperag.server.mcp.ingest_calls import BELOW_ALLOWED
 from scoperag.server.profiles.memory.toon_output import PageFigures
 
 Mode = Literal["hybrid", "tag", "faceted"]
+EXPIRES_AT = "RFC 3339 time with a zone (e.g. 2026-03-01T09:00:00Z); hidden from search after it."
+CURRENT_HASH = "A current memory's hash, or a unique prefix of it"
 FACETS = ("tags", "start_date", "end_date", "memory_type")
 # The facets each mode applies; a facet given to a mode that does not use it is named in `note`.
 MODE_FACETS: dict[str, tuple[str, ...]] = {
@@ -72,6 +74,10 @@ class SearchParams(StrictParams):
             "below it. The note says how many memories it hid and the best of them."
         ),
     )
+    include_superseded: bool = Field(
+        default=False, description="Also versions an update or a merge replaced."
+    )
+    include_expired: bool = Field(default=False, description="Also memories past expires_at.")
 
 
 class MemoryRow(BaseModel):
@@ -80,6 +86,12 @@ class MemoryRow(BaseModel):
     memory_type: str
     created_at: str = Field(description="RFC 3339, UTC.")
     content_hash: str = Field(description="sha256 of the content; pass it to delete_memory.")
+    version: int = Field(default=1, description="1, 2, ...: its place in the memory's history.")
+    updated_at: str | None = Field(default=None, description="When this version was written.")
+    expires_at: str | None = Field(default=None, description="Hidden from search after it.")
+    superseded_by: str | None = Field(
+        default=None, description="The version that replaced it (null: it is current)."
+    )
     score: float | None = Field(
         default=None,
         description="What ranked results are ordered by: meaning and keywords fused (ranked only).",
@@ -112,12 +124,57 @@ class StoreMemoryParams(StrictParams):
         default=None,
         description=f"Any JSON object kept with the memory (at most {MAX_METADATA_BYTES} bytes).",
     )
+    supersedes: Names | Name | None = Field(
+        default=None,
+        description="Current memories this one replaces (hashes, or unique prefixes of them).",
+    )
+    expires_at: Name | None = Field(default=None, description=EXPIRES_AT)
 
 
 class StoreMemoryResult(BaseModel):
     content_hash: str = Field(description="The memory's id: sha256 of its content.")
     stored: bool = Field(description="False when the same content was stored before.")
     message: str
+    version: int = Field(default=1, description="Its version: 1 unless it supersedes others.")
+    supersedes: list[str] = Field(default_factory=list, description="The hashes it replaced.")
+
+
+class UpdateMemoryParams(StrictParams):
+    content_hash: Name = Field(description=CURRENT_HASH)
+    content: Text | None = Field(default=None, description="New text (default: kept).")
+    tags: Names | Name | None = Field(default=None, description="New tags (default: kept).")
+    memory_type: Name | None = Field(default=None, description="New type (default: kept).")
+    metadata: Metadata | None = Field(default=None, description="New metadata (default: kept).")
+    expires_at: Name | None = Field(default=None, description=EXPIRES_AT + " Default: kept.")
+
+
+class VersionResult(BaseModel):
+    content_hash: str = Field(description="The new version's hash.")
+    version: int = Field(description="Its version number in its memory's history.")
+    supersedes: list[str] = Field(description="The hashes it replaced (now hidden by default).")
+    message: str
+
+
+class MemoryHistoryParams(StrictParams):
+    content_hash: Name = Field(description="Any version's hash, or a unique prefix of it.")
+
+
+class VersionRow(MemoryRow):
+    supersedes: list[str] = Field(default_factory=list, description="The hashes it replaced.")
+
+
+class MemoryHistoryResult(BaseModel):
+    content_hash: str = Field(description="The hash the history was asked for.")
+    versions: list[VersionRow] = Field(description="Every version, oldest first.")
+
+
+class MergeMemoriesParams(StrictParams):
+    content_hashes: Annotated[Names, Field(min_length=2)] = Field(
+        description="Two or more current memories: hashes, or unique prefixes of them."
+    )
+    content: Text | None = Field(
+        default=None, description="The merged text (default: the newest member's)."
+    )
 
 
 class DeleteMemoryParams(StrictParams):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from typing import TYPE_CHECKING, Any
 
 from fastmcp.tools import ToolResult
@@ -16,6 +17,7 @@ from scoperag.core.contracts.memory import (
     START_DATE,
     TAGS_ALL,
     TAGS_ANY,
+    current_memories,
     day_end,
     day_start,
     normalise_tags,
@@ -40,6 +42,7 @@ from scoperag.server.profiles.memory.models import (
     StoreMemoryResult,
 )
 from scoperag.server.profiles.memory.toon_output import PageFigures, toon_result
+from scoperag.server.profiles.memory.versions import MemoryVersions, memory_row
 from scoperag.server.runtime import Runtime
 
 MAX_RANKED = 1000  # ranked results stop at this many (the most similar)
@@ -48,6 +51,7 @@ EMPTY_HINT = (
     "or call the ingest_memories tool."
 )
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+SUPERSEDES = "one or more current memories' hashes (or unique prefixes), or leave it out"
 
 
 def relevance(cosine: float) -> float:
@@ -69,7 +73,7 @@ _ROW_KEYS = [key for key in MemoryRow.model_fields if key not in _SCORES]  # a r
 
 def _row(payload: dict[str, Any], hit: ScoredPoint | None = None) -> MemoryRow:
     """A memory as listed; a ranked hit adds its order score and its relevance."""
-    row = MemoryRow(**{key: payload[key] for key in _ROW_KEYS})
+    row = memory_row(payload)
     if hit is not None:
         similarity = round(relevance(hit.score), 4)
         row.similarity = similarity
@@ -97,7 +101,20 @@ class MemoryService:
         # the pipeline (LlamaIndex's ingestion) loads on the first write: a search never waits
         from scoperag.pipelines.memories import make_memory, store_memories
 
-        memory = make_memory(params.content, params.tags, params.memory_type, None, params.metadata)
+        memory = make_memory(
+            params.content,
+            params.tags,
+            params.memory_type,
+            None,
+            params.metadata,
+            params.expires_at,
+        )
+        if params.supersedes is not None:
+            replaced = normalise_tags(params.supersedes, "supersedes") or []
+            if not replaced:
+                raise InvalidParameterError("supersedes", params.supersedes, SUPERSEDES)
+            written = MemoryVersions(self.runtime).supersede(memory, replaced)
+            return StoreMemoryResult(stored=True, **written.model_dump())
         runtime = self.runtime
         report = store_memories(
             runtime.backend, runtime.embedder, [memory], data_dir=runtime.settings.data_dir
@@ -142,7 +159,8 @@ class MemoryService:
             notes.append(reason)
         else:
             fields = [TAGS_ALL if params.match_all else TAGS_ANY, MEMORY_TYPE, START_DATE, END_DATE]
-            flt = build_filter(fields, values)
+            shown = current_memories(time.time(), params.include_superseded, params.include_expired)
+            flt = build_filter(fields, values, shown)
             offset = (params.page - 1) * params.page_size
             if ranked:
                 total, rows, more = self._ranked(

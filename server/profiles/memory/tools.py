@@ -11,17 +11,24 @@ from scoperag.server.mcp.ingest_calls import (
     allowed_file,
 )
 from scoperag.server.mcp.service_locator import deferred_service
-from scoperag.server.mcp.tooling import DESTRUCTIVE, WRITES, ModelTool, ProgressTool
+from scoperag.server.mcp.tooling import DESTRUCTIVE, READ_ONLY, WRITES, ModelTool, ProgressTool
 from scoperag.server.profiles.memory.models import (
     DeleteMemoryParams,
     DeleteMemoryResult,
     IngestMemoriesParams,
+    MemoryHistoryParams,
+    MemoryHistoryResult,
+    MergeMemoriesParams,
     SearchParams,
     SearchResult,
     StoreMemoryParams,
     StoreMemoryResult,
+    UpdateMemoryParams,
+    VersionResult,
 )
 from scoperag.server.runtime import Runtime
+
+NEW_VERSION = {**WRITES, "idempotentHint": False}  # a second call finds the memory replaced
 
 
 def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:
@@ -61,8 +68,10 @@ def build(runtime: Runtime) -> LocalProvider:
     tools.add_tool(
         ModelTool.build(
             "store_memory",
-            "Store a short memory with optional tags, a type and metadata; its creation time is "
-            "now. Storing the same content again does not duplicate it.",
+            "Store a short memory with optional tags, a type, metadata and an expiry (expires_at: "
+            "hidden from search after it); its creation time is now. Storing the same content "
+            "again does not duplicate it. With supersedes, it is the next version of those "
+            "memories (kept, hidden from search).",
             StoreMemoryParams,
             lambda params: service().store(params),
             StoreMemoryResult,
@@ -86,11 +95,52 @@ def build(runtime: Runtime) -> LocalProvider:
             "start_date/end_date (YYYY-MM-DD, whole days, UTC), memory_type. With a query the "
             "results are ranked by meaning and keywords (score), each with a similarity "
             "(1 + cosine) / 2 of at least min_similarity; without one, newest first. Paged: the "
-            "TOON header gives page, total, total_pages and has_more.",
+            "TOON header gives page, total, total_pages and has_more. Superseded versions and "
+            "expired memories are left out unless include_superseded / include_expired.",
             SearchParams,
             lambda params: service().search(params),
             SearchResult,
         )
     )
+    _add_versions(tools, runtime)
     _add_ingest(tools, runtime)
     return tools
+
+
+def _add_versions(tools: LocalProvider, runtime: Runtime) -> None:
+    """`update_memory`, `memory_history`, `merge_memories`: a memory's versions."""
+    versions = deferred_service("scoperag.server.profiles.memory.versions:MemoryVersions", runtime)
+    declared = [
+        (
+            "update_memory",
+            "Write a new version of a current memory (its hash or a unique prefix): what is given "
+            "changes, the rest is kept. The old version is kept, hidden from search. Returns the "
+            "new content_hash, its version and what it supersedes; if another writer replaced "
+            "the memory first, an error names its current version.",
+            UpdateMemoryParams,
+            lambda params: versions().update(params),
+            NEW_VERSION,
+        ),
+        (
+            "memory_history",
+            "Every version of a memory, oldest first, from the hash (or a unique prefix) of any "
+            "of its versions.",
+            MemoryHistoryParams,
+            lambda params: versions().history(params),
+            READ_ONLY,
+        ),
+        (
+            "merge_memories",
+            "Replace two or more current memories by one: the given content or the newest "
+            "member's, every member's tags, the newest member's type, the earliest created_at. "
+            "The members are kept, hidden from search.",
+            MergeMemoriesParams,
+            lambda params: versions().merge(params),
+            NEW_VERSION,
+        ),
+    ]
+    for name, description, params, handler, hints in declared:
+        result = MemoryHistoryResult if params is MemoryHistoryParams else VersionResult
+        tools.add_tool(
+            ModelTool.build(name, description, params, handler, result, annotations=hints)
+        )

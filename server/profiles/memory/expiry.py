@@ -1,0 +1,58 @@
+"""memory profile: memories past their `expires_at` (what `scoperag prune memory --expired`
+removes) and the counts `scoperag list memory` shows (current, superseded, expired)."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from qdrant_client import models
+
+from scoperag.core.contracts.memory import COLLECTION, EXPIRES, SUPERSEDED_BY, current_memories
+
+if TYPE_CHECKING:
+    from scoperag.core.engine.backend import VectorBackend
+
+MOST_PRUNED = 100_000  # expired memories listed (and deleted) by one prune
+
+
+def _expired(now: float, hashes: list[str] | None = None) -> models.Filter:
+    """Memories whose expiry is at or before `now` (of these hashes, when given)."""
+    key = EXPIRES.payload_key
+    must: list[models.Condition] = [models.FieldCondition(key=key, range=models.Range(lte=now))]
+    if hashes is not None:
+        must.append(models.FieldCondition(key="content_hash", match=models.MatchAny(any=hashes)))
+    return models.Filter(must=must)
+
+
+def expired(backend: VectorBackend, now: float | None = None) -> list[dict[str, Any]]:
+    """The payloads of the memories expired at `now` (default: now), soonest expired first."""
+    if not backend.collection_exists(COLLECTION):
+        return []
+    found = backend.scroll(COLLECTION, _expired(now or time.time()), MOST_PRUNED)
+    payloads = [record.payload or {} for record in found]
+    return sorted(payloads, key=lambda p: (p["expires_ts"], p["content_hash"]))
+
+
+def prune(backend: VectorBackend, hashes: list[str], now: float | None = None) -> int:
+    """Delete these memories where they are still expired; how many were deleted."""
+    if not hashes or not backend.collection_exists(COLLECTION):
+        return 0
+    flt = _expired(now or time.time(), hashes)
+    count = backend.count(COLLECTION, flt)
+    if count:
+        backend.delete(COLLECTION, flt)
+    return count
+
+
+def states(backend: VectorBackend, collection: str) -> dict[str, int]:
+    """How many memories are current, superseded (kept, hidden) and expired, now."""
+    now = time.time()
+    superseded = models.IsEmptyCondition(is_empty=models.PayloadField(key=SUPERSEDED_BY.name))
+    return {
+        "current": backend.count(
+            collection, models.Filter(must=current_memories(now, False, False))
+        ),
+        "superseded": backend.count(collection, models.Filter(must_not=[superseded])),
+        "expired": backend.count(collection, _expired(now)),
+    }
