@@ -189,10 +189,11 @@ def memory_from_item(item: object) -> MemoryPayload:
     tags = rest.pop("tags", None)
     memory_type = _first(rest, _TYPE_KEYS)
     created_at = _first(rest, _TIME_KEYS)
-    metadata = rest.pop("metadata", None)
+    metadata, expires_at = rest.pop("metadata", None), rest.pop("expires_at", None)
     if metadata is not None and not isinstance(metadata, dict):
         raise InvalidParameterError("metadata", metadata, "an object (JSON dict)")
-    return make_memory(content, tags, memory_type, created_at, {**rest, **(metadata or {})})
+    extra = {**rest, **(metadata or {})}
+    return make_memory(content, tags, memory_type, created_at, extra, expires_at)
 
 
 class ImportReport(StoreReport):

@@ -37,6 +37,9 @@ def test_indexes_cover_every_facet_and_the_numeric_order_key() -> None:
         "created_at_ts": FieldType.FLOAT.value,
         "content_hash": "keyword",
         "created_order": FieldType.INTEGER.value,
+        "superseded_by": "keyword",
+        "lineage": "keyword",
+        "expires_ts": FieldType.FLOAT.value,
     }
     assert registry.required_indexes(Settings(profiles=["memory"])) == {"memories": MEMORY_INDEXES}
 

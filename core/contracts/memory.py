@@ -143,11 +143,12 @@ def current_memories(
     return found
 
 
-def parse_expiry(value: str, parameter: str = "expires_at") -> datetime:
+def parse_expiry(value: object, parameter: str = "expires_at") -> datetime:
     """An expiry time: RFC 3339 with a time zone (`2026-03-01T00:00:00Z`, `...+02:00`)."""
     moment = None
-    with contextlib.suppress(ValueError):
-        moment = datetime.fromisoformat(value.strip()) if "T" in value.upper() else None
+    if isinstance(value, str) and "T" in value.upper():
+        with contextlib.suppress(ValueError):
+            moment = datetime.fromisoformat(value.strip())
     if moment is None or moment.tzinfo is None:
         raise InvalidParameterError(
             parameter, value, "an RFC 3339 time with a zone, e.g. 2026-03-01T09:00:00Z"
