@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -102,3 +104,12 @@ def make_runtime(
     yield make
     for runtime in opened:
         runtime.close()
+
+
+@pytest.fixture
+def cli_with_shared_model(embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    """The real `scoperag` CLI, with the session's loaded model instead of a second copy."""
+    monkeypatch.setattr(
+        "scoperag.server.runtime.Runtime", functools.partial(Runtime, embedder=embedder)
+    )
+    return CliRunner()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +13,6 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
 from scoperag.core.contracts.memory import COLLECTION, content_hash
-from scoperag.core.embedding.embedders import Embedder
 from scoperag.server.cli.main import cli
 from scoperag.server.mcp.app import build_server
 from scoperag.server.runtime import Runtime
@@ -96,15 +94,6 @@ async def test_bad_store_and_delete_parameters_are_clear_errors(
     with pytest.raises(ToolError) as error:
         await call(runtime, tool, **arguments)
     assert all(word in str(error.value) for word in words), str(error.value)
-
-
-@pytest.fixture
-def cli_with_shared_model(embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    """The real `scoperag` CLI, with the session's loaded model instead of a second copy."""
-    monkeypatch.setattr(
-        "scoperag.server.runtime.Runtime", functools.partial(Runtime, embedder=embedder)
-    )
-    return CliRunner()
 
 
 def test_cli_import_reports_bad_items_and_never_duplicates(

@@ -3,7 +3,6 @@ MCP (in-process FastMCP client), the CLI and the engine's compare-and-set (`writ
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +15,6 @@ from fastmcp.exceptions import ToolError
 from qdrant_client import models
 
 from scoperag.core.contracts.memory import COLLECTION, content_hash
-from scoperag.core.embedding.embedders import Embedder
 from scoperag.core.errors import ConflictError
 from scoperag.pipelines.memories import make_memory, memory_point
 from scoperag.server.cli.main import cli
@@ -210,15 +208,6 @@ def test_write_if_is_a_compare_and_set(make_runtime: Callable[..., Runtime]) -> 
     backend.write_if(COLLECTION, absent, 1, [], {point.id: {"tags": ["set"]}})
     [record] = backend.scroll(COLLECTION, None, 10)
     assert record.payload["tags"] == ["set"]
-
-
-@pytest.fixture
-def cli_with_shared_model(embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    """The real `scoperag` CLI, with the session's loaded model instead of a second copy."""
-    monkeypatch.setattr(
-        "scoperag.server.runtime.Runtime", functools.partial(Runtime, embedder=embedder)
-    )
-    return CliRunner()
 
 
 def test_cli_update_history_merge_list_and_prune(

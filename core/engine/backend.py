@@ -8,9 +8,8 @@ the registry of the generations readers must not see.
 
 from __future__ import annotations
 
-import threading
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from scoperag.core.engine.operations import EngineOperations
 
@@ -27,7 +26,6 @@ KEYWORD_HINT = (
 # Each prefetch of a hybrid search fetches at least this many candidates for the fusion.
 FUSION_CANDIDATES = 100
 ALL_VALUES = 1_000_000  # facet limit for "every value of a key"
-_CHECK_AND_WRITE = threading.Lock()  # `write_if` in this process: one check-and-write at a time
 
 
 class VectorBackend(EngineOperations):
@@ -49,31 +47,6 @@ class VectorBackend(EngineOperations):
         from scoperag.core.engine.vector_store import CollectionVectorStore
 
         return CollectionVectorStore(self, collection)
-
-    def write_if(
-        self,
-        collection: str,
-        guard: models.Filter,
-        expected: int,
-        points: list[models.PointStruct],
-        payloads: dict[str, dict[str, Any]],
-    ) -> None:
-        """`EngineOperations.write_if` on this engine's operations, under one lock of the
-        process: the points first, then the payloads (a crash between them leaves the old
-        points as they were, never a payload naming a point that is not there)."""
-        from scoperag.core.errors import ConflictError
-
-        with _CHECK_AND_WRITE:
-            found = self.count(collection, guard)
-            if found != expected:
-                raise ConflictError(
-                    f"{found} points of '{collection}' match the write's guard where {expected} "
-                    "were expected: they changed meanwhile, so nothing was written."
-                )
-            if points:
-                self.upsert_points(collection, points)
-            for point_id, payload in payloads.items():
-                self.set_payload(collection, point_id, payload)
 
 
 def meaning_breaks_ties(

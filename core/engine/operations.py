@@ -8,6 +8,7 @@ these operations (the generation registry, LlamaIndex's vector store) takes an
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -16,6 +17,9 @@ if TYPE_CHECKING:  # kept out of start-up: the server lists its tools before any
     from qdrant_client import models
 
     from scoperag.core.engine.search_request import SearchRequest, SearchResult
+
+
+_CHECK_AND_WRITE = threading.Lock()  # `write_if` in this process: one check-and-write at a time
 
 
 class EngineOperations(ABC):
@@ -132,7 +136,6 @@ class EngineOperations(ABC):
         A point without BM25 vectors gets them from its text when the collection keeps them.
         """
 
-    @abstractmethod
     def write_if(
         self,
         collection: str,
@@ -142,9 +145,27 @@ class EngineOperations(ABC):
         payloads: dict[str, dict[str, Any]],
     ) -> None:
         """Compare and set: if exactly `expected` visible points match `guard`, write `points`
-        (as `upsert_points`) and set each id's `payloads` keys (as `set_payload`), else raise
-        `ConflictError` and write nothing; check and write are one step for every writer that
-        reaches the engine through this process (the owner's write lock, or this process's)."""
+        (as `upsert_points`), then set each id's `payloads` keys (as `set_payload`); else raise
+        `ConflictError` and write nothing.
+
+        Check and write are one step under one lock of this process: for every writer of an
+        embedded store, as they all reach its engine through the owner process (where this
+        runs, under its write lock too). A Qdrant server's other clients are not held by it.
+        The points go first: a crash between the two leaves the old points as they were, never
+        a payload naming a point that is not there."""
+        from scoperag.core.errors import ConflictError
+
+        with _CHECK_AND_WRITE:
+            found = self.count(collection, guard)
+            if found != expected:
+                raise ConflictError(
+                    f"{found} points of '{collection}' match the write's guard where {expected} "
+                    "were expected: they changed meanwhile, so nothing was written."
+                )
+            if points:
+                self.upsert_points(collection, points)
+            for point_id, payload in payloads.items():
+                self.set_payload(collection, point_id, payload)
 
     @abstractmethod
     def close(self) -> None:
