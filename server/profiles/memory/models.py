@@ -3,7 +3,7 @@ declarations) and `service` (the handlers)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, Field
 
@@ -101,6 +101,13 @@ class MemoryRow(BaseModel):
         description="Relevance, (1 + cosine similarity) / 2 in [0, 1], the scale of "
         "min_similarity (ranked only).",
     )
+
+    @classmethod
+    def of(cls, payload: dict[str, Any]) -> Self:
+        """A stored memory as a row; keys a memory stored before versions lacks take defaults."""
+        row = cls(**{key: payload[key] for key in cls.model_fields if key in payload})
+        row.updated_at = row.updated_at or row.created_at
+        return row
 
 
 class SearchResult(PageFigures):

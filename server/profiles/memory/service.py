@@ -42,7 +42,6 @@ from scoperag.server.profiles.memory.models import (
     StoreMemoryResult,
 )
 from scoperag.server.profiles.memory.toon_output import PageFigures, toon_result
-from scoperag.server.profiles.memory.versions import MemoryVersions, memory_row
 from scoperag.server.runtime import Runtime
 
 MAX_RANKED = 1000  # ranked results stop at this many (the most similar)
@@ -51,7 +50,6 @@ EMPTY_HINT = (
     "or call the ingest_memories tool."
 )
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-SUPERSEDES = "one or more current memories' hashes (or unique prefixes), or leave it out"
 
 
 def relevance(cosine: float) -> float:
@@ -73,7 +71,7 @@ _ROW_KEYS = [key for key in MemoryRow.model_fields if key not in _SCORES]  # a r
 
 def _row(payload: dict[str, Any], hit: ScoredPoint | None = None) -> MemoryRow:
     """A memory as listed; a ranked hit adds its order score and its relevance."""
-    row = memory_row(payload)
+    row = MemoryRow.of(payload)
     if hit is not None:
         similarity = round(relevance(hit.score), 4)
         row.similarity = similarity
@@ -109,10 +107,10 @@ class MemoryService:
             params.metadata,
             params.expires_at,
         )
-        if params.supersedes is not None:
-            replaced = normalise_tags(params.supersedes, "supersedes") or []
-            if not replaced:
-                raise InvalidParameterError("supersedes", params.supersedes, SUPERSEDES)
+        replaced = normalise_tags(params.supersedes, "supersedes")  # [] or "": supersedes none
+        if replaced:
+            from scoperag.server.profiles.memory.versions import MemoryVersions
+
             written = MemoryVersions(self.runtime).supersede(memory, replaced)
             return StoreMemoryResult(stored=True, **written.model_dump())
         runtime = self.runtime

@@ -16,7 +16,7 @@ order-key lock): of two writers replacing the same version, one wins and the oth
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from qdrant_client import models
 
@@ -37,7 +37,6 @@ from scoperag.server.data_admin import HASH_SHOWN, UnknownIdError, stored_id
 from scoperag.server.profiles.memory.models import (
     MemoryHistoryParams,
     MemoryHistoryResult,
-    MemoryRow,
     MergeMemoriesParams,
     UpdateMemoryParams,
     VersionResult,
@@ -45,16 +44,8 @@ from scoperag.server.profiles.memory.models import (
 )
 from scoperag.server.runtime import Runtime
 
-Row = TypeVar("Row", bound=MemoryRow)
 MOST_VERSIONS = 10_000  # versions read of one line
 CHANGED = ("content", "tags", "memory_type", "metadata", "expires_at")
-
-
-def memory_row(payload: dict[str, Any], model: type[Row] = MemoryRow) -> Row:  # type: ignore[assignment]
-    """A stored memory as a row; keys a memory stored before versions lacks take defaults."""
-    row = model(**{key: payload[key] for key in model.model_fields if key in payload})
-    row.updated_at = row.updated_at or row.created_at
-    return row
 
 
 def _equals(key: str, value: str) -> models.FieldCondition:
@@ -239,7 +230,7 @@ class MemoryVersions:
         payloads.sort(key=lambda p: (p.get("version", 1), _written(p)))
         return MemoryHistoryResult(
             content_hash=payload["content_hash"],
-            versions=[memory_row(p, VersionRow) for p in payloads],
+            versions=[VersionRow.of(p) for p in payloads],
         )
 
 
