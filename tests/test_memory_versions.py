@@ -256,3 +256,24 @@ def test_cli_update_history_merge_list_and_prune(
     again = runner.invoke(cli, ["prune", "memory", "--expired", "--yes"])
     assert "No memory has expired." in again.output
     assert runner.invoke(cli, ["prune", "memory"]).exit_code == 2
+
+
+async def test_a_writer_whose_version_was_replaced_meanwhile_loses_at_the_write(
+    make_runtime: Callable[..., Runtime],
+) -> None:
+    """The compare-and-set itself: a writer that read the memory as current, then lost the
+    race before writing, gets the conflict from `write_if` and writes nothing."""
+    from scoperag.server.profiles.memory.versions import MemoryVersions
+
+    runtime = make_runtime(profiles=["memory"])
+    first = await call(runtime, "store_memory", content="Release on Monday.")
+    versions = MemoryVersions(runtime)
+    [read] = versions.current([first["content_hash"]])  # the late writer reads it first
+    won = await call(runtime, "update_memory", content_hash=read["content_hash"], content="Tue.")
+    late = make_memory("Release on Wednesday.")
+    with pytest.raises(ConflictError) as error:
+        versions.write(late, [read], read)
+    assert f"current version is 2 ({won['content_hash']})" in str(error.value)
+    history = await call(runtime, "memory_history", content_hash=first["content_hash"])
+    assert [row["content"] for row in history["versions"]] == ["Release on Monday.", "Tue."]
+    assert runtime.backend.count(COLLECTION, None) == 2
