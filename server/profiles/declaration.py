@@ -64,6 +64,9 @@ class Profile:
     hashes: tuple[str, str] | None = None
     # its object's class in the Python API, `module:Class` (None: its tools as methods)
     python_api: str | None = None
+    # module reading and writing other servers' exports (`scoperag import`, `export --format`):
+    # FORMATS, detect(text), import_text(runtime, format, text, report, progress), EXPORTS
+    transfer: str | None = None
 
     def collection(self, settings: Settings) -> str:
         """The collection the profile writes, under `settings`."""
