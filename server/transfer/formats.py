@@ -4,23 +4,27 @@ followed by that collection's points, one per line.
 ```
 {"format": "scoperag-export", "version": 1, "profile": "memory", "collection": "memories",
  "embedder": {"provider": "local", "model": "...", "dimension": 384}, "points": 2, ...}
-{"id": "...", "payload": {...}, "dense": [0.01, ...], "sparse": {"indices": [...], "values": [...]}}
+{"id": "...", "payload": {...}, "dense": "base64...", "sparse": {"indices": [...], "values": [...]}}
 ```
 
-Floats are written as Python's shortest round-trip text, so a vector read back is the vector
-written, bit for bit.
+`dense` is the dense vector's little-endian float32 values in base64 (the engines keep float32,
+so it is the stored vector bit for bit, a third of its decimal text and ten times faster to
+read and write); a JSON list of numbers is accepted too. `sparse` is the BM25 vector.
 """
 
 from __future__ import annotations
 
+import base64
 import gzip
 import io
 import json
+import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Literal
 
+import numpy as np
 from pydantic import BaseModel, Field
 
 from scoperag.core.embedding.embedders import EmbedderInfo
@@ -28,7 +32,8 @@ from scoperag.core.embedding.embedders import EmbedderInfo
 FORMAT = "scoperag-export"
 VERSION = 1
 GZIP_MAGIC = b"\x1f\x8b"
-GZIP_LEVEL = 1  # vectors as text compress little more at higher levels, and far slower
+GZIP_LEVEL = 1  # vectors compress little more at higher levels, and far slower
+DENSE_ENCODING = "float32-le-base64"
 
 
 class ExportHeader(BaseModel):
@@ -48,6 +53,9 @@ class ExportHeader(BaseModel):
     indexes: dict[str, str] = Field(
         default_factory=dict, description="Payload key -> index type of the collection."
     )
+    dense_encoding: str = Field(
+        default=DENSE_ENCODING, description="How `dense` is written (a list is read too)."
+    )
 
 
 def is_header(line: object) -> bool:
@@ -61,7 +69,7 @@ def point_line(record: Any) -> str:
 
     vectors = record.vector if isinstance(record.vector, dict) else {DENSE_VECTOR: record.vector}
     line: dict[str, Any] = {"id": record.id, "payload": record.payload or {}}
-    line["dense"] = vectors.get(DENSE_VECTOR)
+    line["dense"] = base64.b64encode(np.asarray(vectors[DENSE_VECTOR], "<f4").tobytes()).decode()
     sparse = vectors.get(SPARSE_VECTOR)
     if sparse is not None:
         line["sparse"] = {"indices": list(sparse.indices), "values": list(sparse.values)}
@@ -75,18 +83,47 @@ def parse_point(line: dict[str, Any], dimension: int | None) -> Any:
     from scoperag.core.engine.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 
     point_id, dense, payload = line.get("id"), line.get("dense"), line.get("payload")
-    if not isinstance(point_id, int | str) or isinstance(point_id, bool):
-        raise ValueError(f"'id' must be an integer or a UUID, got {point_id!r}")
+    if not _valid_id(point_id):
+        raise ValueError(f"'id' must be an unsigned integer or a UUID, got {point_id!r}")
     if not isinstance(payload, dict):
         raise ValueError("'payload' must be an object")
-    if not isinstance(dense, list) or not all(isinstance(x, int | float) for x in dense):
-        raise ValueError("'dense' must be a list of numbers")
+    dense = _dense(dense)
     if dimension is not None and len(dense) != dimension:
         raise ValueError(f"'dense' has {len(dense)} numbers, the header says {dimension}")
     vectors: dict[str, Any] = {DENSE_VECTOR: dense}
     if line.get("sparse") is not None:
         vectors[SPARSE_VECTOR] = models.SparseVector.model_validate(line["sparse"])
-    return models.PointStruct(id=point_id, vector=vectors, payload=payload)
+    # checked above: built without validating each number again (the engine checks vectors)
+    return models.PointStruct.model_construct(id=point_id, vector=vectors, payload=payload)
+
+
+def _valid_id(point_id: object) -> bool:
+    if isinstance(point_id, bool):
+        return False
+    if isinstance(point_id, int):
+        return point_id >= 0
+    try:
+        uuid.UUID(str(point_id))
+    except ValueError:
+        return False
+    return isinstance(point_id, str)
+
+
+def _dense(value: object) -> list[float]:
+    """A dense vector from its base64 float32 text or a list of numbers."""
+    if isinstance(value, str):
+        try:
+            raw = base64.b64decode(value, validate=True)
+        except ValueError:
+            raw = b"?"
+        if len(raw) % 4:
+            raise ValueError(f"'dense' is not base64 of float32 values ({DENSE_ENCODING})")
+        return np.frombuffer(raw, "<f4").tolist()
+    if not isinstance(value, list) or not all(
+        isinstance(x, int | float) and not isinstance(x, bool) for x in value
+    ):
+        raise ValueError(f"'dense' must be {DENSE_ENCODING} text or a list of numbers")
+    return value
 
 
 def open_for_writing(path: Path, compressed: bool) -> IO[str]:
