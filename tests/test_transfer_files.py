@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,16 @@ def _payloads(store: Store) -> dict[str, dict[str, Any]]:
     return {record.payload["content"]: record.payload for record in records}
 
 
+def _edited_export(source: Store, folder: Path, edit: Callable[[list[str]], None]) -> Path:
+    """The memory export with its lines changed by `edit`."""
+    path = folder / "memory.jsonl"
+    source.export("memory", path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    edit(lines)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
 def test_gzip_round_trip_with_progress(source: Store, fresh: Store, tmp_path: Path) -> None:
     path = tmp_path / "memory.jsonl.gz"
     seen: list[tuple[int, int]] = []
@@ -63,14 +73,12 @@ def test_gzip_round_trip_with_progress(source: Store, fresh: Store, tmp_path: Pa
 def test_a_malformed_line_is_reported_by_number_and_the_rest_imported(
     source: Store, fresh: Store, tmp_path: Path
 ) -> None:
-    path = tmp_path / "memory.jsonl"
-    source.export("memory", path)
-    lines = path.read_text(encoding="utf-8").splitlines()
-    short = json.loads(lines[4])
-    short["dense"] = [0.5] * 10
-    lines[2], lines[4] = "{not json", json.dumps(short)
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    report = fresh.import_file(path)
+    def damage(lines: list[str]) -> None:
+        short = json.loads(lines[4])
+        short["dense"] = [0.5] * 10
+        lines[2], lines[4] = "{not json", json.dumps(short)
+
+    report = fresh.import_file(_edited_export(source, tmp_path, damage))
     assert report.imported == 3 and report.refused_count == 2
     assert report.refused[0].startswith("line 3: not JSON")
     assert report.refused[1].startswith("line 5: not a point") and "10 numbers" in report.refused[1]
@@ -80,12 +88,12 @@ def test_a_malformed_line_is_reported_by_number_and_the_rest_imported(
 def test_another_embedder_is_refused_unless_reembedded(
     source: Store, fresh: Store, tmp_path: Path
 ) -> None:
-    path = tmp_path / "memory.jsonl"
-    source.export("memory", path)
-    lines = path.read_text(encoding="utf-8").splitlines()
-    header = json.loads(lines[0])
-    header["embedder"]["model"] = "some/other-model"
-    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    def other_model(lines: list[str]) -> None:
+        header = json.loads(lines[0])
+        header["embedder"]["model"] = "some/other-model"
+        lines[0] = json.dumps(header)
+
+    path = _edited_export(source, tmp_path, other_model)
     with pytest.raises(ScoperagError, match="some/other-model.*--reembed"):
         fresh.import_file(path)
     assert not fresh.runtime.backend.collection_exists(COLLECTION)  # nothing written

@@ -4,12 +4,36 @@ through a file, or bring in another memory server's export."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
+from pydantic import BaseModel
 
 from scoperag.server.cli.profile_args import ProfileName
 from scoperag.server.cli.support import load_settings, progress_bar, run_friendly
+
+if TYPE_CHECKING:
+    from scoperag.server.runtime import Runtime
+
+
+def _run(label: str, action: Callable[[Runtime, Callable[[int, int], None]], Any]) -> Any:
+    """`action(runtime, progress)` on this data dir's store, with a progress bar in points."""
+    from scoperag.server.runtime import Runtime
+
+    runtime = Runtime(load_settings())
+    bar = progress_bar(label, unit="point")
+    try:
+        return run_friendly(lambda: action(runtime, lambda done, total: bar(done, total, "")))
+    finally:
+        runtime.close()
+
+
+def _printed_as_json(report: BaseModel, as_json: bool) -> bool:
+    if as_json:
+        click.echo(json.dumps(report.model_dump(), indent=2))
+    return as_json
 
 
 def register(cli: click.Group, ingest: click.Group) -> None:
@@ -30,19 +54,13 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         """Write PROFILE's collection to FILE: JSON Lines, a header line (format, profile,
         collection, embedder, point count, time) then one point per line with its payload and
         vectors; gzip when FILE ends in .gz. Works beside running servers."""
-        from scoperag.server.runtime import Runtime
         from scoperag.server.transfer.exporting import export_profile
 
-        runtime = Runtime(load_settings())
-        bar = progress_bar(f"export {profile}", unit="point")
-        try:
-            report = run_friendly(
-                lambda: export_profile(runtime, profile, file, format_, lambda d, t: bar(d, t, ""))
-            )
-        finally:
-            runtime.close()
-        if as_json:
-            click.echo(json.dumps(report.model_dump(), indent=2))
+        report = _run(
+            f"export {profile}",
+            lambda runtime, step: export_profile(runtime, profile, file, format_, step),
+        )
+        if _printed_as_json(report, as_json):
             return
         points = ", ".join(f"{name}: {count} points" for name, count in report.collections.items())
         click.echo(f"exported {points} to {report.file} ({report.format}, {report.seconds} s)")
@@ -69,19 +87,12 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         from the content, an export of mcp-memory-service, mem0 or the MCP reference memory
         server (memory.json) into the memory profile. Malformed lines are reported by number
         and skipped. Works beside running servers."""
-        from scoperag.server.runtime import Runtime
         from scoperag.server.transfer.importing import import_file
 
-        runtime = Runtime(load_settings())
-        bar = progress_bar("import", unit="point")
-        try:
-            report = run_friendly(
-                lambda: import_file(runtime, file, into, reembed, lambda d, t: bar(d, t, ""))
-            )
-        finally:
-            runtime.close()
-        if as_json:
-            click.echo(json.dumps(report.model_dump(), indent=2))
+        report = _run(
+            "import", lambda runtime, step: import_file(runtime, file, into, reembed, step)
+        )
+        if _printed_as_json(report, as_json):
             return
         for reason in report.refused:
             click.secho(reason, fg="yellow", err=True)

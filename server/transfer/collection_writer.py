@@ -3,6 +3,7 @@ indexes: what `scoperag migrate` and `scoperag import` share."""
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -69,7 +70,7 @@ def write_collection(
             target.create_index(collection, key, kind)
     ensure_indexes(target, collection, required_indexes(settings).get(collection, []))
     copied = 0
-    for page in (first, *pages) if first else ():
+    for page in itertools.chain([first], pages) if first else ():  # a page in memory at a time
         ensure_room(room, f"copy points into '{collection}'")
         target.upsert_points(collection, page)
         copied += len(page)
