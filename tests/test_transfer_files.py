@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -121,6 +123,39 @@ def test_import_is_idempotent_and_replaces(source: Store, fresh: Store, tmp_path
     assert first.imported == second.imported == 5
     assert fresh.runtime.backend.count(COLLECTION, None) == 5
     assert _answers(fresh) == _answers(source)
+
+
+OWNER = """import sys, time
+from scoperag.core.config.settings import Settings
+from scoperag.server.runtime import Runtime
+runtime = Runtime(Settings(data_dir=sys.argv[1], backend="edge"))
+print(runtime.backend.role, flush=True)
+time.sleep(600)
+"""
+
+
+def test_both_work_beside_a_process_that_owns_the_store(
+    source: Store, embedder: Embedder, tmp_path: Path
+) -> None:
+    """Pages cross the owner's socket both ways: one engine call per page."""
+    path, again = tmp_path / "memory.jsonl", tmp_path / "again.jsonl"
+    source.export("memory", path)
+    data = tmp_path / "shared"
+    owner = subprocess.Popen([sys.executable, "-c", OWNER, str(data)], stdout=subprocess.PIPE)
+    try:
+        assert owner.stdout is not None and owner.stdout.readline().strip() == b"owner"
+        with Store(data, profiles=["memory"], embedder=embedder, progress=False) as attached:
+            assert attached.runtime.backend.role == "attached"
+            assert attached.import_file(path).imported == 5
+            assert attached.export("memory", again).collections == {COLLECTION: 5}
+            assert _answers(attached) == _answers(source)
+    finally:
+        owner.kill()
+        owner.wait()
+    assert (
+        again.read_text(encoding="utf-8").splitlines()[1:]
+        == (path.read_text(encoding="utf-8").splitlines()[1:])
+    )
 
 
 def test_the_cli_exports_and_imports(source: Store, tmp_path: Path, monkeypatch: Any) -> None:
