@@ -119,9 +119,14 @@ def _close(after: Any, before: Any) -> None:
 def test_import_is_idempotent_and_replaces(source: Store, fresh: Store, tmp_path: Path) -> None:
     path = tmp_path / "memory.jsonl"
     source.export("memory", path)
-    first, second = fresh.import_file(path), fresh.import_file(path)
+    first = fresh.import_file(path)
+    backend = fresh.runtime.backend
+    changed = backend.scroll(COLLECTION, None, limit=1)[0]
+    backend.set_payload(COLLECTION, changed.id, {"tags": ["changed"]})
+    second = fresh.import_file(path)
     assert first.imported == second.imported == 5
-    assert fresh.runtime.backend.count(COLLECTION, None) == 5
+    assert backend.count(COLLECTION, None) == 5
+    assert backend.scroll(COLLECTION, None, limit=1)[0].payload == changed.payload
     assert _answers(fresh) == _answers(source)
 
 
