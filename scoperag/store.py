@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,10 @@ if TYPE_CHECKING:
     from scoperag.server.data_admin import DeleteReport, StoreListing
     from scoperag.server.evaluation import EvalReport
     from scoperag.server.python_api.handle import Profile
+    from scoperag.server.transfer.reports import ExportReport, ImportReport
+
+# a transfer's progress: (points done, points in all)
+TransferProgress = Callable[[int, int], None]
 
 
 class Store:
@@ -119,6 +124,31 @@ class Store:
         from scoperag.server.evaluation import evaluate
 
         return evaluate(self._session.call, Path(questions), k)
+
+    def export(
+        self,
+        profile: str,
+        path: str | os.PathLike[str],
+        format: str | None = None,
+        progress: TransferProgress | None = None,
+    ) -> ExportReport:
+        """Write a profile's collection to a JSON Lines file, gzip if it ends in `.gz` (as
+        `scoperag export`); `format="mcp-memory-service"` writes that server's format."""
+        from scoperag.server.transfer.exporting import export_profile
+
+        return export_profile(self.runtime, profile, Path(path), format, progress)
+
+    def import_file(
+        self,
+        path: str | os.PathLike[str],
+        into: str | None = None,
+        reembed: bool = False,
+        progress: TransferProgress | None = None,
+    ) -> ImportReport:
+        """Import an export file, or another memory server's export (as `scoperag import`)."""
+        from scoperag.server.transfer.importing import import_file
+
+        return import_file(self.runtime, Path(path), into, reembed, progress)
 
     def close(self) -> None:
         """End the tool session and release the engine (idempotent)."""

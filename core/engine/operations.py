@@ -109,6 +109,14 @@ class EngineOperations(ABC):
         """Every point (hidden ones too) with vectors and payload, a page at a time (migrations)."""
 
     @abstractmethod
+    def points_page(
+        self, collection: str, cursor: int | str | None, limit: int
+    ) -> tuple[list[models.Record], int | str | None]:
+        """Up to `limit` visible points from `cursor` on (None: the first), in id order, with
+        vectors and payload, and the cursor of the next page (None after the last): a whole
+        collection read in pages of one call each, whichever process owns the engine."""
+
+    @abstractmethod
     def count(self, collection: str, flt: models.Filter | None) -> int: ...
 
     @abstractmethod

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 from pydantic import BaseModel
@@ -15,23 +13,12 @@ from pydantic import BaseModel
 from scoperag.core.config.settings import Settings
 from scoperag.core.errors import ScoperagError
 from scoperag.server.cli.support import load_settings, run_friendly
+from scoperag.server.transfer.collection_writer import CollectionCopy, Progress, write_collection
 
 if TYPE_CHECKING:
-    from qdrant_client import models
-
     from scoperag.core.engine.backend import VectorBackend
 
 ENGINES = ("local", "edge", "server")
-Progress = Callable[[int], None]
-
-
-class CollectionCopy(BaseModel):
-    """What one migrated collection holds on the target."""
-
-    collection: str
-    points: int
-    indexes: list[str]
-    seconds: float
 
 
 class MigrationReport(BaseModel):
@@ -55,70 +42,16 @@ def copy_collection(
     settings: Settings,
     progress: Progress | None = None,
 ) -> CollectionCopy:
-    """Copy every point (id, vectors, payload) of `collection`, its metadata and its indexes.
-
-    Idempotent: points keep their ids, so a second run (or a run after an interruption)
-    overwrites instead of duplicating. A target built with another embedder is refused.
-    """
-    from scoperag.core.contracts.registry import required_indexes
-    from scoperag.core.engine.collection_embedder import EMBEDDER_KEY
-    from scoperag.core.engine.collections import ensure_indexes
-    from scoperag.core.engine.disk_space import ensure_room
-
-    began = time.perf_counter()
-    room = getattr(target, "root", None)  # where the target keeps its files, if here
-    metadata = source.collection_metadata(collection)
-    pages = source.points(collection)
-    first = next(pages, [])
-    if target.collection_exists(collection):
-        stored = target.collection_metadata(collection).get(EMBEDDER_KEY)
-        if stored != metadata.get(EMBEDDER_KEY):
-            raise ScoperagError(
-                f"Collection '{collection}' already exists on the target with another embedder "
-                f"({stored} instead of {metadata.get(EMBEDDER_KEY)}); nothing was copied."
-            )
-    else:
-        ensure_room(room, f"create '{collection}' on the target")
-        target.create_collection(collection, _dimension(metadata, first), metadata)
-    for key, kind in source.payload_indexes(collection).items():
-        if key not in target.payload_indexes(collection):
-            target.create_index(collection, key, kind)
-    ensure_indexes(target, collection, required_indexes(settings).get(collection, []))
-    copied = 0
-    for page in (first, *pages) if first else ():
-        ensure_room(room, f"copy points into '{collection}'")
-        target.upsert_points(collection, [_point(record) for record in page])
-        copied += len(page)
-        if progress:
-            progress(len(page))
-    held = target.count(collection, None)
-    if held < copied:  # more is fine: the target may have held other points already
-        raise ScoperagError(
-            f"Collection '{collection}': copied {copied} points, target holds {held}."
-        )
-    return CollectionCopy(
-        collection=collection,
-        points=copied,
-        indexes=sorted(target.payload_indexes(collection)),
-        seconds=round(time.perf_counter() - began, 2),
-    )
-
-
-def _dimension(metadata: dict[str, Any], first: list[models.Record]) -> int:
-    from scoperag.core.engine.vector_names import DENSE_VECTOR
-
-    recorded = metadata.get("scoperag_embedder", {}).get("dimension")
-    if recorded:
-        return int(recorded)
-    if first and isinstance(first[0].vector, dict) and DENSE_VECTOR in first[0].vector:
-        return len(first[0].vector[DENSE_VECTOR])
-    raise ScoperagError("The collection records no embedder dimension and holds no points.")
-
-
-def _point(record: models.Record) -> models.PointStruct:
+    """Copy every point (id, vectors, payload) of `collection`, its metadata and its indexes
+    (`write_collection`: idempotent, another embedder on the target refused)."""
     from qdrant_client import models
 
-    return models.PointStruct(id=record.id, vector=record.vector, payload=record.payload)
+    pages = (
+        [models.PointStruct(id=r.id, vector=r.vector, payload=r.payload) for r in page]
+        for page in source.points(collection)
+    )
+    metadata, indexes = source.collection_metadata(collection), source.payload_indexes(collection)
+    return write_collection(target, collection, metadata, indexes, pages, settings, progress)
 
 
 def chosen_collections(backend: VectorBackend, collections: list[str]) -> list[str]:

@@ -66,6 +66,9 @@ class Profile:
     python_api: str | None = None
     # `scoperag list`: points by state, `module:function(backend, collection) -> state -> points`
     states: str | None = None
+    # module reading and writing other servers' exports (`scoperag import`, `export --format`):
+    # FORMATS, detect(text), import_text(runtime, format, text, report, progress), EXPORTS
+    transfer: str | None = None
 
     def collection(self, settings: Settings) -> str:
         """The collection the profile writes, under `settings`."""

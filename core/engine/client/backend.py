@@ -196,6 +196,14 @@ class QdrantClientBackend(VectorBackend):
             if cursor is None:
                 return
 
+    def points_page(
+        self, collection: str, cursor: int | str | None, limit: int
+    ) -> tuple[list[models.Record], int | str | None]:
+        flt = self._visible(collection, None)
+        return self.client.scroll(
+            collection, scroll_filter=flt, limit=limit, offset=cursor, with_vectors=True
+        )
+
     def count(self, collection: str, flt: models.Filter | None) -> int:
         flt = self._visible(collection, flt)
         return self.client.count(collection, count_filter=flt, exact=True).count

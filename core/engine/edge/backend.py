@@ -253,6 +253,11 @@ class EdgeBackend(VectorBackend):
         """Every point with its vectors and payload, a page at a time (for migrations)."""
         return self.edge_collection(collection).points(batch_size)
 
+    def points_page(
+        self, collection: str, cursor: int | str | None, limit: int
+    ) -> tuple[list[models.Record], int | str | None]:
+        return self.edge_collection(collection).points_page(cursor, limit)
+
     def count(self, collection: str, flt: models.Filter | None) -> int:
         return self.edge_collection(collection).count(flt)
 

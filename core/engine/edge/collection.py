@@ -20,6 +20,7 @@ from qdrant_client import models
 from scoperag.core.embedding.bm25 import document_vector, node_text
 from scoperag.core.engine.backend import ALL_VALUES
 from scoperag.core.engine.edge.conversion import (
+    plain_id,
     to_edge_filter,
     to_edge_order_by,
     to_edge_vectors,
@@ -170,6 +171,22 @@ class EdgeCollection:
                 yield [to_record(record) for record in batch]
             if cursor is None:
                 return
+
+    def points_page(
+        self, cursor: int | str | None, limit: int
+    ) -> tuple[list[models.Record], int | str | None]:
+        """Up to `limit` visible points from `cursor` on, in id order, and the next cursor."""
+        request = edge.ScrollRequest(
+            offset=cursor,
+            limit=limit,
+            filter=self.visible(None),
+            with_payload=True,
+            with_vector=True,
+        )
+        batch, following = self.client.scroll(request)
+        return [to_record(point) for point in batch], (
+            None if following is None else plain_id(following)
+        )
 
     def count(self, flt: models.Filter | None = None) -> int:
         """Exact count of the visible points matching `flt`, kept until the next write."""

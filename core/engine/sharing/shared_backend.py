@@ -163,6 +163,9 @@ class SharedBackend(VectorBackend):
     def delete_collection(self, *a: Any, **k: Any) -> None: self.call("delete_collection", *a, **k)
     def scroll(self, *a: Any, **k: Any) -> list[models.Record]: return self.call("scroll", *a, **k)
     def count(self, *a: Any, **k: Any) -> int: return self.call("count", *a, **k)
+    def points_page(self, *a: Any, **k: Any) -> tuple[list[models.Record], int | str | None]:
+        records, cursor = self.call("points_page", *a, **k)
+        return records, cursor
     def facet(self, *a: Any, **k: Any) -> dict[Any, int]: return self.call("facet", *a, **k)
     def key_values(self, *a: Any, **k: Any) -> list[Any]: return self.call("key_values", *a, **k)
     def set_payload(self, *a: Any, **k: Any) -> None: self.call("set_payload", *a, **k)

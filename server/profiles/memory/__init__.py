@@ -9,6 +9,7 @@ PROFILE = Profile(
     instructions="Store memories and search them by tags, dates and type.",
     tools="scoperag.server.profiles.memory.tools",
     commands="scoperag.server.profiles.memory.commands",
+    transfer="scoperag.server.profiles.memory.foreign_formats",
     methods={
         "search": "search",
         "store": "store_memory",
