@@ -43,12 +43,6 @@ FORMATS = (SERVICE, MEM0, GRAPH)
 _MEM0_TEXT = ("memory", "text", "content")
 
 
-class ImportedMemory(MemoryPayload):
-    """A memory with the update time its server gave it."""
-
-    updated_at: str = ""
-
-
 def _memory(
     content: object,
     tags: Any,
@@ -60,8 +54,8 @@ def _memory(
     memory = make_memory(content, tags, memory_type, created, metadata)  # type: ignore[arg-type]
     if updated is None:
         return memory
-    moment = rfc3339(parse_moment(updated, "updated_at"))
-    return ImportedMemory(**{**memory.model_dump(), "updated_at": moment})
+    memory.updated_at = rfc3339(parse_moment(updated, "updated_at"))
+    return memory
 
 
 def _first(item: dict[str, Any], *keys: str) -> Any:
