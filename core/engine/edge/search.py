@@ -8,7 +8,12 @@ import qdrant_edge as edge
 from qdrant_client import models
 
 from scoperag.core.embedding.bm25 import query_vector
-from scoperag.core.engine.backend import FUSION_CANDIDATES, meaning_breaks_ties
+from scoperag.core.engine.backend import (
+    FUSION_CANDIDATES,
+    NEIGHBOUR_BATCH,
+    meaning_breaks_ties,
+    unique_pairs,
+)
 from scoperag.core.engine.edge.conversion import plain_id, to_edge_vectors
 from scoperag.core.engine.search_request import SearchRequest, SearchResult
 from scoperag.core.engine.vector_names import SPARSE_VECTOR
@@ -62,6 +67,47 @@ def _counted(
     else:
         page = _with_payloads(store, nearest[offset:depth], request.with_payload)
     return page, min(len(nearest), cap)
+
+
+def neighbours(
+    store: EdgeCollection, flt: models.Filter | None, threshold: float, limit: int
+) -> list[tuple[int | str, int | str, float]]:
+    """`VectorBackend.neighbours` on an Edge shard (see there): the visible points matching
+    `flt` are read with their dense vectors a batch at a time, and each batch's queries run as
+    one planned `query_batch` of the engine."""
+    edge_filter, dense = store.visible(flt), store.dense_vector_name
+    params = store.plan_search(edge_filter, limit + 1)
+    found: list[tuple[Any, list[tuple[Any, float]]]] = []
+    cursor = None
+    while True:
+        points, cursor = store.client.scroll(
+            edge.ScrollRequest(
+                offset=cursor,
+                limit=NEIGHBOUR_BATCH,
+                filter=edge_filter,
+                with_payload=False,
+                with_vector=[dense],
+            )
+        )
+        queries = [
+            edge.QueryRequest(
+                limit=limit + 1,  # the point itself is among its nearest
+                query=edge.Query.Nearest(point.vector[dense], using=dense),
+                filter=edge_filter,
+                params=params,
+                score_threshold=threshold,
+                with_payload=False,
+            )
+            for point in points
+        ]
+        if queries:
+            answers = store.client.query_batch(edge.QueryBatchRequest(queries))
+            found += [
+                (plain_id(point.id), [(plain_id(hit.id), hit.score) for hit in hits])
+                for point, hits in zip(points, answers, strict=True)
+            ]
+        if cursor is None:
+            return unique_pairs(found)
 
 
 def _hybrid(store: EdgeCollection, text: str | None) -> bool:

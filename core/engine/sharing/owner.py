@@ -29,7 +29,7 @@ from scoperag.core.errors import InvalidParameterError, ReadOnlyStoreError, Scop
 RECORD = "owner.json"
 READS = {
     "list_collections", "collection_exists", "collection_metadata", "payload_indexes",
-    "scroll", "points", "count", "facet", "key_values", "has_keywords", "search",
+    "scroll", "points", "count", "facet", "key_values", "has_keywords", "search", "neighbours",
 }  # fmt: skip
 WRITES = {
     "accept_loss", "add_keywords", "create_collection", "update_collection_metadata",

@@ -14,6 +14,7 @@ PROFILE = Profile(
         "store": "store_memory",
         "delete": "delete_memory",
         "ingest": "ingest_memories",
+        "find_duplicates": "find_duplicates",
     },
     retriever=SearchTool("search", "page_size"),
     hashes=("content_hash", "content"),
