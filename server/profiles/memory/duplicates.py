@@ -15,7 +15,6 @@ from scoperag.core.contracts.memory import (
     TAGS_ANY,
     normalise_tags,
 )
-from scoperag.core.engine.search_request import SearchRequest
 from scoperag.core.engine.vector_names import DENSE_VECTOR
 from scoperag.core.errors import InvalidParameterError
 from scoperag.core.filters.fields import build_filter, empty_selection
@@ -76,7 +75,9 @@ def find_duplicates(runtime: Runtime, params: FindDuplicatesParams) -> FindDupli
     pairs = backend.neighbours(COLLECTION, flt, threshold, NEIGHBOURS_PER_MEMORY)
     components = _components(records, [(first, second) for first, second, _ in pairs])
     ordered = sorted(components, key=lambda ids: (-len(ids), _age(records[ids[0]])))
-    groups = [_group(runtime, records, ids) for ids in ordered[: params.limit]]
+    shown = ordered[: params.limit]
+    cosines = _cosines(runtime, shown)
+    groups = [_group(records, ids, cosines) for ids in shown]
     note = None
     if not ordered:
         note = f"No duplicates among {count} memories at threshold {threshold}."
@@ -120,10 +121,9 @@ def _components(
 
 
 def _group(
-    runtime: Runtime, records: dict[PointId, dict[str, Any]], ids: list[PointId]
+    records: dict[PointId, dict[str, Any]], ids: list[PointId], cosines: dict[PointId, float]
 ) -> DuplicateGroup:
-    """A group's members with their cosine to the newest, asked of the engine."""
-    cosines = _cosines(runtime, ids)
+    """A group's members: the newest, then the others by their cosine to it."""
     members = [
         DuplicateMember(
             **{key: records[point][key] for key in _MEMBER_KEYS},
@@ -134,25 +134,27 @@ def _group(
     newest, rest = members[0], members[1:]
     rest.sort(key=lambda member: -member.similarity)  # stable: newest first among equals
     texts = {normalised(member.content) for member in members}
-    return DuplicateGroup(
-        reason="same text" if len(texts) == 1 else "similar", members=[newest, *rest]
-    )
+    reason = "same text" if len(texts) == 1 else "similar"
+    return DuplicateGroup(reason=reason, members=[newest, *rest])
 
 
-def _cosines(runtime: Runtime, ids: list[PointId]) -> dict[PointId, float]:
-    """Point id -> cosine of its embedding to the first point's: one search among them (none
-    if the first was deleted meanwhile)."""
-    backend = runtime.backend
-    found = backend.scroll(COLLECTION, _among(ids[:1]), limit=1, with_vectors=True)
-    if not found:
+def _cosines(runtime: Runtime, groups: list[list[PointId]]) -> dict[PointId, float]:
+    """Each member's cosine to its group's newest (first) member, from the stored vectors of
+    every member, read in one call (a member deleted meanwhile has none)."""
+    import numpy  # here, not at start-up
+
+    ids = [point for group in groups for point in group]
+    if not ids:
         return {}
-    vector = found[0].vector
-    dense = vector[DENSE_VECTOR] if isinstance(vector, dict) else vector
-    request = SearchRequest(
-        collection=COLLECTION, dense=dense, filter=_among(ids), limit=len(ids), with_payload=False
-    )
-    return {hit.id: hit.score for hit in backend.search(request).hits}
-
-
-def _among(ids: list[PointId]) -> models.Filter:
-    return models.Filter(must=[models.HasIdCondition(has_id=ids)])
+    flt = models.Filter(must=[models.HasIdCondition(has_id=ids)])
+    records = runtime.backend.scroll(COLLECTION, flt, limit=len(ids), with_vectors=True)
+    unit = {}
+    for record in records:
+        vector = record.vector[DENSE_VECTOR] if isinstance(record.vector, dict) else record.vector
+        unit[record.id] = numpy.asarray(vector) / (numpy.linalg.norm(vector) or 1.0)
+    return {
+        point: float(unit[point] @ unit[group[0]])
+        for group in groups
+        for point in group
+        if point in unit and group[0] in unit
+    }
