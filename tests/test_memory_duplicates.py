@@ -123,6 +123,20 @@ async def test_limit_tags_and_type_narrow_the_groups(stored: Runtime) -> None:
     assert empty["groups"] == [] and "empty list" in empty["note"]
 
 
+async def test_a_process_attached_to_the_store_gets_the_same_groups(
+    stored: Runtime, embedder: Embedder
+) -> None:
+    """The engine's neighbour search crosses the owner's socket (`neighbours` is a read)."""
+    attached = Runtime(stored.settings, embedder=embedder)
+    try:
+        assert (stored.backend.role, attached.backend.role) == ("owner", "attached")
+        here = await find(stored, threshold=0.84)
+        assert here["groups"]
+        assert await find(attached, threshold=0.84) == here
+    finally:
+        attached.close()
+
+
 @pytest.mark.parametrize("threshold", [0, -0.5, 1.01, 2])
 async def test_a_threshold_outside_zero_to_one_is_refused(
     stored: Runtime, threshold: float
