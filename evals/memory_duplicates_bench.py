@@ -56,19 +56,20 @@ def planted(texts: list[str], share: float, seed: int = 5) -> dict[str, str]:
     return copies
 
 
-async def measure(server: Any, runs: int) -> tuple[list[float], dict[str, Any]]:
-    """Seconds of each `find_duplicates` call at its defaults (with limit 1000, so every group
-    comes back to be checked), and the last result."""
+async def measure(server: Any, runs: int) -> tuple[list[float], list[float], dict[str, Any]]:
+    """Wall and CPU seconds (the process's, every thread's) of each `find_duplicates` call at
+    its defaults but limit 1000 (so every group comes back to be checked), and the last result."""
     from fastmcp import Client
 
-    seconds, result = [], {}
+    seconds, cpu, result = [], [], {}
     async with Client(server) as client:
         for _ in range(runs):
-            began = time.perf_counter()
+            began, used = time.perf_counter(), time.process_time()
             answer = await client.call_tool("find_duplicates", {"limit": 1000})
             seconds.append(time.perf_counter() - began)
+            cpu.append(time.process_time() - used)
             result = answer.structured_content
-    return seconds, result
+    return seconds, cpu, result
 
 
 def found_share(result: dict[str, Any], copies: dict[str, str]) -> tuple[int, int]:
@@ -141,24 +142,27 @@ def main() -> None:
     )
     print(f"{len(report.stored)} memories written in {time.perf_counter() - began:.1f} s")
 
-    began = time.perf_counter()
+    began, used = time.perf_counter(), time.process_time()
     pairs = runtime.backend.neighbours("memories", None, THRESHOLD, NEAREST)
     engine = time.perf_counter() - began
+    engine_cpu = time.process_time() - used
     text_of, every, nearest = exact_pairs(runtime, embedder, THRESHOLD)
     found = {tuple(sorted((text_of[first], text_of[second]))) for first, second, _ in pairs}
     print(
-        f"engine neighbours alone: {engine:.2f} s; pairs at cosine >= {THRESHOLD} found: "
+        f"engine neighbours alone: {engine:.2f} s (CPU {engine_cpu:.2f} s); pairs at cosine "
+        f">= {THRESHOLD} found: "
         f"{len(found & nearest)} of the {len(nearest)} within one's {NEAREST} nearest, "
         f"{len(found & every)} of all {len(every)} (exact comparison, numpy); "
         f"{len(found - every)} others"
     )
-    seconds, result = asyncio.run(measure(build_server(runtime), args.runs))
+    seconds, cpu, result = asyncio.run(measure(build_server(runtime), args.runs))
     found, planted_count = found_share(result, copies)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     runtime.close()
     print(
         f"find_duplicates at {len(report.stored)} memories on {args.backend}: p50 "
-        f"{statistics.median(seconds):.2f} s, max {max(seconds):.2f} s over {args.runs} runs; "
+        f"{statistics.median(seconds):.2f} s, max {max(seconds):.2f} s over {args.runs} runs "
+        f"(CPU p50 {statistics.median(cpu):.2f} s; load average {os.getloadavg()[0]:.1f}); "
         f"{result['total_groups']} groups; planted duplicates grouped with their original "
         f"{found}/{planted_count}; peak resident memory {peak:.0f} MB"
     )

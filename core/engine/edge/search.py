@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import qdrant_edge as edge
@@ -23,6 +27,7 @@ if TYPE_CHECKING:
     from scoperag.core.engine.edge.collection import EdgeCollection
 
 NEIGHBOURS_EXACT_BELOW = 2_000  # `neighbours` among fewer points compares them all
+NEIGHBOUR_THREADS = min(4, os.cpu_count() or 1)  # `neighbours`' pages queried at once
 
 
 def search(store: EdgeCollection, request: SearchRequest) -> SearchResult:
@@ -76,22 +81,13 @@ def neighbours(
     store: EdgeCollection, flt: models.Filter | None, threshold: float, limit: int
 ) -> list[tuple[int | str, int | str, float]]:
     """`VectorBackend.neighbours` on an Edge shard (see there): the visible points matching
-    `flt` are read with their dense vectors a batch at a time, and each batch's queries run as
-    one planned `query_batch` of the engine."""
+    `flt` are read with their dense vectors a page at a time, and each page's queries run as
+    one planned `query_batch` of the engine, on NEIGHBOUR_THREADS threads (Edge's calls release
+    the GIL), a few pages ahead of the reading at most."""
     edge_filter, dense = store.visible(flt), store.dense_vector_name
     params = _neighbour_plan(store, edge_filter, limit + 1)
-    found: list[tuple[Any, list[tuple[Any, float]]]] = []
-    cursor = None
-    while True:
-        points, cursor = store.client.scroll(
-            edge.ScrollRequest(
-                offset=cursor,
-                limit=NEIGHBOUR_BATCH,
-                filter=edge_filter,
-                with_payload=False,
-                with_vector=[dense],
-            )
-        )
+
+    def nearest(points: list[Any]) -> list[tuple[Any, list[tuple[Any, float]]]]:
         queries = [
             edge.QueryRequest(
                 limit=limit + 1,  # the point itself is among its nearest
@@ -103,14 +99,41 @@ def neighbours(
             )
             for point in points
         ]
-        if queries:
-            answers = store.client.query_batch(edge.QueryBatchRequest(queries))
-            found += [
-                (plain_id(point.id), [(plain_id(hit.id), hit.score) for hit in hits])
-                for point, hits in zip(points, answers, strict=True)
-            ]
+        answers = store.client.query_batch(edge.QueryBatchRequest(queries))
+        return [
+            (plain_id(point.id), [(plain_id(hit.id), hit.score) for hit in hits])
+            for point, hits in zip(points, answers, strict=True)
+        ]
+
+    found: list[tuple[Any, list[tuple[Any, float]]]] = []
+    with ThreadPoolExecutor(NEIGHBOUR_THREADS) as pool:
+        pending: deque[Future[list[tuple[Any, list[tuple[Any, float]]]]]] = deque()
+        for points in _pages(store, edge_filter, dense):
+            pending.append(pool.submit(nearest, points))
+            if len(pending) > NEIGHBOUR_THREADS:
+                found += pending.popleft().result()
+        for answer in pending:
+            found += answer.result()
+    return unique_pairs(found)
+
+
+def _pages(store: EdgeCollection, edge_filter: edge.Filter | None, vector: str) -> Iterator[list]:
+    """The points matching `edge_filter` with their `vector`, NEIGHBOUR_BATCH at a time."""
+    cursor = None
+    while True:
+        points, cursor = store.client.scroll(
+            edge.ScrollRequest(
+                offset=cursor,
+                limit=NEIGHBOUR_BATCH,
+                filter=edge_filter,
+                with_payload=False,
+                with_vector=[vector],
+            )
+        )
+        if points:
+            yield points
         if cursor is None:
-            return unique_pairs(found)
+            return
 
 
 def _neighbour_plan(
