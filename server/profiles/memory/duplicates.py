@@ -35,7 +35,7 @@ _MEMBER_KEYS = [key for key in DuplicateMember.model_fields if key != "similarit
 
 def candidate_filter(tags: list[str] | None, memory_type: str | None) -> models.Filter | None:
     """The one place the memories compared are chosen: tags (any of them) and type, as
-    `search` filters them."""
+    `search` filters them; conditions every memory compared must meet are ANDed here."""
     return build_filter([TAGS_ANY, MEMORY_TYPE], {"tags": tags, "memory_type": memory_type})
 
 
@@ -69,7 +69,7 @@ def find_duplicates(runtime: Runtime, params: FindDuplicatesParams) -> FindDupli
     flt = candidate_filter(tags, memory_type)
     count = backend.count(COLLECTION, flt)
     if not count:
-        note = EMPTY_NOTE if flt is None else "No memory has these tags and type."
+        note = "No memory has these tags and type." if tags or memory_type else EMPTY_NOTE
         return FindDuplicatesResult(groups=[], total_groups=0, note=note)
     records = {r.id: r.payload or {} for r in backend.scroll(COLLECTION, flt, limit=count)}
     pairs = backend.neighbours(COLLECTION, flt, threshold, NEIGHBOURS_PER_MEMORY)
