@@ -34,7 +34,10 @@ from memory_bench import CachedEmbedder, make_memories  # noqa: E402
 
 from scoperag.core.config.settings import Settings  # noqa: E402
 from scoperag.pipelines.memories import store_memories  # noqa: E402
-from scoperag.server.profiles.memory.duplicates import NEIGHBOURS_PER_MEMORY as NEAREST  # noqa: E402
+from scoperag.server.profiles.memory.duplicates import (  # noqa: E402
+    NEIGHBOURS_PER_MEMORY as NEAREST,
+)
+from scoperag.server.profiles.memory.duplicates import normalised  # noqa: E402
 
 THRESHOLD = 0.92  # find_duplicates' default
 PREFIXES = ["Note: ", "Reminder: ", "Remember that ", "FYI, "]
@@ -72,19 +75,22 @@ async def measure(server: Any, runs: int) -> tuple[list[float], list[float], dic
     return seconds, cpu, every.structured_content
 
 
-def found_share(result: dict[str, Any], copies: dict[str, str]) -> tuple[int, int]:
-    """(planted duplicates grouped with their original, planted duplicates)."""
+def found_share(result: dict[str, Any], copies: dict[str, str]) -> dict[str, list[int]]:
+    """Per kind of copy (same text, reworded): [copies in their original's group, copies], of
+    the copies stored apart from their original (a copy equal to it once stripped is not)."""
     group_of = {}
     for number, group in enumerate(result["groups"]):
         for member in group["members"]:
             group_of[member["content"]] = number
-    found = sum(
-        1
-        for copy, original in copies.items()
-        if group_of.get(copy.strip()) is not None
-        and group_of.get(copy.strip()) == group_of.get(original)
-    )
-    return found, len(copies)
+    shares = {"same text": [0, 0], "reworded": [0, 0]}
+    for copy, original in copies.items():
+        if copy.strip() == original:
+            continue
+        kind = "same text" if normalised(copy) == normalised(original) else "reworded"
+        shares[kind][1] += 1
+        group = group_of.get(copy.strip())
+        shares[kind][0] += group is not None and group == group_of.get(original)
+    return shares
 
 
 def exact_pairs(
@@ -156,15 +162,16 @@ def main() -> None:
         f"{len(found - every)} others"
     )
     seconds, cpu, result = asyncio.run(measure(build_server(runtime), args.runs))
-    found, planted_count = found_share(result, copies)
+    shares = found_share(result, copies)
+    grouped = ", ".join(f"{kind} {found}/{total}" for kind, (found, total) in shares.items())
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     runtime.close()
     print(
         f"find_duplicates at {len(report.stored)} memories on {args.backend}: p50 "
         f"{statistics.median(seconds):.2f} s, max {max(seconds):.2f} s over {args.runs} runs "
         f"(CPU p50 {statistics.median(cpu):.2f} s; load average {os.getloadavg()[0]:.1f}); "
-        f"{result['total_groups']} groups; planted duplicates grouped with their original "
-        f"{found}/{planted_count}; peak resident memory {peak:.0f} MB"
+        f"{result['total_groups']} groups; planted copies in their original's group: "
+        f"{grouped}; peak resident memory {peak:.0f} MB"
     )
 
 
