@@ -93,21 +93,27 @@ def neighbours(
     limit: int,
 ) -> list[tuple[int | str, int | str, float]]:
     """`VectorBackend.neighbours` through qdrant-client (see there), under `flt` (narrowed to
-    what readers may see): each query is a point's id, whose stored vector the engine reads
-    (leaving the point itself out of the answer), a batch of them per `query_batch_points`."""
+    what readers may see): the points are read with their dense vectors a page at a time, and
+    each page's queries go as one `query_batch_points` (by vector: a query by id makes local
+    mode check a filter leaving the point out on every point: 3.5 times the CPU)."""
     found: list[tuple[int | str, list[tuple[int | str, float]]]] = []
     cursor = None
     while True:
         points, cursor = client.scroll(
-            collection, scroll_filter=flt, limit=NEIGHBOUR_BATCH, offset=cursor, with_payload=False
+            collection,
+            scroll_filter=flt,
+            limit=NEIGHBOUR_BATCH,
+            offset=cursor,
+            with_payload=False,
+            with_vectors=[DENSE_VECTOR],
         )
         requests = [
             models.QueryRequest(
-                query=point.id,
+                query=point.vector[DENSE_VECTOR],  # type: ignore[index]
                 using=DENSE_VECTOR,
                 filter=flt,
                 score_threshold=threshold,
-                limit=limit,
+                limit=limit + 1,  # the point itself is among its nearest
                 with_payload=False,
             )
             for point in points
