@@ -105,6 +105,15 @@ async def test_paraphrases_above_the_threshold_are_grouped_and_unrelated_ones_no
     assert strict["note"] == "No duplicates among 7 memories at threshold 0.97."
 
 
+async def test_a_chain_of_look_alikes_is_one_group(stored: Runtime) -> None:
+    """A3-A2 0.857 and A2-A1 0.952 are above 0.855, A3-A1 0.852 is not: one group through A2,
+    where A1 shows its own similarity to the newest (A3), below the threshold."""
+    [group, _] = (await find(stored, threshold=0.855))["groups"]
+    assert [m["content"] for m in group["members"]] == [A3, A2, A1]
+    similarities = [m["similarity"] for m in group["members"]]
+    assert similarities[0] == 1.0 and similarities[1] >= 0.855 > similarities[2] > 0.84
+
+
 def cosine(a: list[float], b: list[float]) -> float:
     dot = sum(x * y for x, y in zip(a, b, strict=True))
     return dot / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
