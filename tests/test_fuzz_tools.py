@@ -111,6 +111,7 @@ TOOLS = [
     "delete_memory",
     "search",
     "ingest_memories",
+    "find_duplicates",
     "search_dnd_content",
     "lookup_spell",
     "lookup_creature",

@@ -8,8 +8,9 @@ the registry of the generations readers must not see.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from scoperag.core.engine.operations import EngineOperations
 
@@ -26,6 +27,7 @@ KEYWORD_HINT = (
 # Each prefetch of a hybrid search fetches at least this many candidates for the fusion.
 FUSION_CANDIDATES = 100
 ALL_VALUES = 1_000_000  # facet limit for "every value of a key"
+NEIGHBOUR_BATCH = 256  # nearest-neighbour queries per engine call of `neighbours`
 
 
 class VectorBackend(EngineOperations):
@@ -67,3 +69,18 @@ def order_score(point: models.ScoredPoint) -> float:
     """The score a hit's list is ordered by: the fusion score of a hybrid search (its
     `order_value`), else the cosine."""
     return point.score if point.order_value is None else point.order_value
+
+
+def unique_pairs(
+    found: Iterable[tuple[Any, Iterable[tuple[Any, float]]]],
+) -> list[tuple[int | str, int | str, float]]:
+    """`neighbours`' pairs from (point id, its neighbours as (id, cosine)): each pair of distinct
+    points once, the lower id (as text) first, in that order (the same on every engine)."""
+    pairs: dict[tuple[str, str], tuple[int | str, int | str, float]] = {}
+    for point, near in found:
+        for other, score in near:
+            key = tuple(sorted((str(point), str(other))))
+            if point != other and key not in pairs:
+                first, second = (point, other) if key[0] == str(point) else (other, point)
+                pairs[key] = (first, second, score)  # type: ignore[index]
+    return [pairs[key] for key in sorted(pairs)]

@@ -63,6 +63,15 @@ class EngineOperations(ABC):
         """
 
     @abstractmethod
+    def neighbours(
+        self, collection: str, flt: models.Filter | None, threshold: float, limit: int
+    ) -> list[tuple[int | str, int | str, float]]:
+        """Pairs of distinct visible points matching `flt` whose cosine is at least `threshold`,
+        each pair once, as (id, id, cosine), found by the engine: one batch of nearest-neighbour
+        queries under `flt`, each by a point's stored vector, keeping each point's `limit`
+        nearest such neighbours. No pairs when the collection does not exist."""
+
+    @abstractmethod
     def collection_exists(self, collection: str) -> bool: ...
 
     @abstractmethod

@@ -87,6 +87,14 @@ class QdrantClientBackend(VectorBackend):
             count = client_search.count_above(self.client, request, flt, request.count_cap)
         return SearchResult(hits=hits, exists=True, keywords=keywords, count=count)
 
+    def neighbours(
+        self, collection: str, flt: models.Filter | None, threshold: float, limit: int
+    ) -> list[tuple[int | str, int | str, float]]:
+        if not self.collection_exists(collection):
+            return []
+        flt = self._visible(collection, flt)
+        return client_search.neighbours(self.client, collection, flt, threshold, limit)
+
     def _visible(self, collection: str, flt: models.Filter | None) -> models.Filter | None:
         """`flt` narrowed to what readers may see (`core.engine.generations`)."""
         return self.generations.visible(collection, flt)

@@ -204,6 +204,13 @@ class EdgeBackend(VectorBackend):
         # the collection's filters hide what readers must not see
         return edge_search.search(self.edge_collection(request.collection), request)
 
+    def neighbours(
+        self, collection: str, flt: models.Filter | None, threshold: float, limit: int
+    ) -> list[tuple[int | str, int | str, float]]:
+        if not self.collection_exists(collection):
+            return []
+        return edge_search.neighbours(self.edge_collection(collection), flt, threshold, limit)
+
     def update_collection_metadata(self, collection: str, changes: dict[str, Any]) -> None:
         path = self._dir(collection) / _METADATA
         stored = json.loads(path.read_text())

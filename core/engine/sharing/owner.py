@@ -30,6 +30,7 @@ RECORD = "owner.json"
 READS = {
     "list_collections", "collection_exists", "collection_metadata", "payload_indexes",
     "scroll", "points", "points_page", "count", "facet", "key_values", "has_keywords", "search",
+    "neighbours",
 }  # fmt: skip
 WRITES = {
     "accept_loss", "add_keywords", "create_collection", "update_collection_metadata",

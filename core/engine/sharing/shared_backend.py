@@ -155,6 +155,7 @@ class SharedBackend(VectorBackend):
     # fmt: off
     def search(self, request: SearchRequest) -> SearchResult: return self.call("search", request)
     def list_collections(self) -> list[str]: return self.call("list_collections")
+    def neighbours(self, *a: Any, **k: Any) -> list[Any]: return self.call("neighbours", *a, **k)
     def add_keywords(self, *a: Any, **k: Any) -> int: return self.call("add_keywords", *a, **k)
     def accept_loss(self, *a: Any, **k: Any) -> int: return self.call("accept_loss", *a, **k)
     def create_index(self, *a: Any, **k: Any) -> None: self.call("create_index", *a, **k)

@@ -18,6 +18,7 @@ PROFILE = Profile(
         "update": "update_memory",
         "history": "memory_history",
         "merge": "merge_memories",
+        "find_duplicates": "find_duplicates",
     },
     retriever=SearchTool("search", "page_size"),
     hashes=("content_hash", "content"),

@@ -1,5 +1,5 @@
 """The memory profile's commands: `scoperag ingest memory FILE.json`, the `scoperag memory`
-group (update, history, merge) and `scoperag prune memory --expired`."""
+group (update, history, merge, duplicates) and `scoperag prune memory --expired`."""
 
 from __future__ import annotations
 
@@ -7,16 +7,19 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from scoperag.server.cli.support import load_settings, progress_bar, run_friendly
 
+if TYPE_CHECKING:
+    from scoperag.server.profiles.memory.models import FindDuplicatesResult
+
 
 @click.group("memory")
 def memory_group() -> None:
-    """Look after memories: update one, read its history, merge several."""
+    """Look after memories: update one, read its history, find duplicates, merge several."""
 
 
 @click.group("prune")
@@ -108,6 +111,31 @@ def merge_command(content_hashes: tuple[str, ...], content: str | None, as_json:
     _print_version(result, as_json)
 
 
+@memory_group.command("duplicates")
+@click.option("--threshold", type=float, default=None, help="Cosine similarity, (0, 1].")
+@click.option("--tags", multiple=True, help="Only memories with any of these tags.")
+@click.option("--type", "memory_type", default=None, help="Only memories of this type.")
+@click.option("--limit", type=click.IntRange(1, 1000), default=None, help="Groups shown.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def duplicates_command(
+    threshold: float | None,
+    tags: tuple[str, ...],
+    memory_type: str | None,
+    limit: int | None,
+    as_json: bool,
+) -> None:
+    """Groups of memories with the same text (case and whitespace aside) or embeddings at
+    least --threshold alike (default 0.92); the newest member of each group first."""
+    given = {"threshold": threshold, "tags": list(tags) or None}
+    given |= {"memory_type": memory_type, "limit": limit}
+    arguments = {name: value for name, value in given.items() if value is not None}
+    result = _call_tool("find_duplicates", arguments)
+    if as_json:
+        click.echo(json.dumps(result.model_dump(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_duplicates(result))
+
+
 @prune_group.command("memory")
 @click.option("--expired", is_flag=True, help="Delete the memories past their expires_at.")
 @click.option("--yes", is_flag=True, help="Delete without asking.")
@@ -174,3 +202,40 @@ def register(cli: click.Group, ingest: click.Group) -> None:
             )
         if report.skipped and not (report.stored or report.duplicates):
             sys.exit(1)
+
+
+def _call_tool(tool: str, arguments: dict[str, Any]) -> Any:
+    """The tool's result model, called as an MCP client would (its checks and errors)."""
+    from scoperag.server.mcp.app import build_server
+    from scoperag.server.python_api.session import ToolSession
+    from scoperag.server.runtime import Runtime
+
+    runtime = Runtime(load_settings())
+    session = None
+    try:
+        session = ToolSession(build_server(runtime), progress=False)
+        return run_friendly(lambda: session.call(tool, arguments))
+    finally:
+        if session is not None:
+            session.close()
+        runtime.close()
+
+
+def render_duplicates(result: FindDuplicatesResult, width: int = 100) -> str:
+    """Each group as a block a person reads: its reason, then one line per member (hash prefix,
+    similarity, day, the text's first line cut to `width`)."""
+    lines = []
+    for number, group in enumerate(result.groups, 1):
+        lines.append(f"group {number}: {len(group.members)} memories, {group.reason}")
+        for member in group.members:
+            text = (member.content.splitlines() or [""])[0]
+            head = (
+                f"  {member.content_hash[:12]}  {member.similarity:.3f}  {member.created_at[:10]}  "
+            )
+            room = max(width - len(head), 20)
+            lines.append(head + (text if len(text) <= room else text[: room - 3] + "..."))
+        lines.append("")
+    lines.append(f"{result.total_groups} groups" if result.total_groups != 1 else "1 group")
+    if result.note:
+        lines.append(result.note)
+    return "\n".join(lines)

@@ -198,3 +198,51 @@ class DeleteMemoryResult(BaseModel):
 
 class IngestMemoriesParams(StrictParams):
     path: FilePath = Field(description=f"A JSON file {BELOW_ALLOWED}.")
+
+
+class FindDuplicatesParams(StrictParams):
+    threshold: float = Field(
+        default=0.92,
+        description="Memories whose embeddings have at least this cosine similarity are "
+        "duplicates: greater than 0 and at most 1 (1 = the same embedding only).",
+        json_schema_extra={"exclusiveMinimum": 0, "maximum": 1},
+    )
+    tags: Name | Names | None = Field(
+        default=None,
+        description="Only memories carrying any of these tags: a list, or one comma-separated "
+        "string.",
+    )
+    memory_type: Name | None = Field(
+        default=None, description="Only memories of this type, e.g. decision, learning, note."
+    )
+    limit: int = Field(
+        default=20, ge=1, le=1000, description="Groups returned at most, largest first (1-1000)."
+    )
+
+
+class DuplicateMember(BaseModel):
+    content_hash: str = Field(description="sha256 of the content; pass it to delete_memory.")
+    content: str
+    tags: list[str]
+    memory_type: str
+    created_at: str = Field(description="RFC 3339, UTC.")
+    similarity: float = Field(
+        description="Cosine similarity of its embedding to the group's newest member's (1.0 for "
+        "that one)."
+    )
+
+
+class DuplicateGroup(BaseModel):
+    reason: Literal["same text", "similar"] = Field(
+        description="same text: every member's text is the same once case and whitespace are "
+        "normalised; similar: embeddings at or above the threshold link them."
+    )
+    members: list[DuplicateMember] = Field(
+        description="Newest first, then by similarity to the newest (highest first)."
+    )
+
+
+class FindDuplicatesResult(BaseModel):
+    groups: list[DuplicateGroup] = Field(description="Largest first, then newest first.")
+    total_groups: int = Field(description="Every group found (limit caps those returned).")
+    note: str | None = Field(default=None, description="Why there are no groups, or fewer.")

@@ -1,4 +1,5 @@
-"""memory profile tools: store_memory, delete_memory, search (TOON output), ingest_memories."""
+"""memory profile tools: store_memory, delete_memory, search (TOON output), ingest_memories,
+find_duplicates."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from scoperag.server.mcp.tooling import DESTRUCTIVE, READ_ONLY, WRITES, ModelToo
 from scoperag.server.profiles.memory.models import (
     DeleteMemoryParams,
     DeleteMemoryResult,
+    FindDuplicatesParams,
+    FindDuplicatesResult,
     IngestMemoriesParams,
     MemoryHistoryParams,
     MemoryHistoryResult,
@@ -64,6 +67,7 @@ def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:
 def build(runtime: Runtime) -> LocalProvider:
     """The memory tools; its handlers (and their heavy imports) load on the first call."""
     service = deferred_service("scoperag.server.profiles.memory.service:MemoryService", runtime)
+    duplicates = deferred_service("scoperag.server.profiles.memory.duplicates:Duplicates", runtime)
     tools = LocalProvider()
     tools.add_tool(
         ModelTool.build(
@@ -103,6 +107,19 @@ def build(runtime: Runtime) -> LocalProvider:
         )
     )
     _add_versions(tools, runtime)
+    tools.add_tool(
+        ModelTool.build(
+            "find_duplicates",
+            "Groups of memories that say the same: the same text once case and whitespace are "
+            "normalised, or embeddings with a cosine similarity of at least threshold (linked "
+            "in chains). In each group the newest member comes first (similarity 1.0), the "
+            "others with their similarity to it. Narrow with tags (any) and memory_type; the "
+            "largest groups first, at most limit of them (total_groups counts all).",
+            FindDuplicatesParams,
+            lambda params: duplicates().find(params),
+            FindDuplicatesResult,
+        )
+    )
     _add_ingest(tools, runtime)
     return tools
 
