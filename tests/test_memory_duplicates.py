@@ -212,3 +212,20 @@ def test_the_docs_example_runs(tmp_path: Path) -> None:
     )
     assert ran.returncode == 0, ran.stderr[-3000:]
     assert "same text" in ran.stdout and "similar" in ran.stdout
+
+
+async def test_superseded_and_expired_memories_are_not_compared(
+    make_runtime: Callable[..., Runtime],
+) -> None:
+    runtime = make_runtime(profiles=["memory"])
+    async with Client(build_server(runtime)) as client:
+        first = await client.call_tool("store_memory", {"content": A1})
+        await client.call_tool("store_memory", {"content": A2})
+        before = await find(runtime)
+        assert texts(before) == [[A2, A1]]  # the look-alikes are grouped while both are current
+        old = first.structured_content["content_hash"]
+        await client.call_tool("update_memory", {"content_hash": old, "content": B1})
+        past = {"content": B2, "expires_at": "2000-01-01T00:00:00Z"}
+        await client.call_tool("store_memory", past)
+    after = await find(runtime)
+    assert after["groups"] == [] and after["total_groups"] == 0
