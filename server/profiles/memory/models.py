@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from scoperag.core.filters.params import (
     MAX_METADATA_BYTES,
+    Explain,
     FilePath,
     Metadata,
     Name,
@@ -17,6 +18,7 @@ from scoperag.core.filters.params import (
     StrictParams,
     Text,
 )
+from scoperag.retrievers.explain import HitExplanation, ResultExplanation
 from scoperag.server.mcp.ingest_calls import BELOW_ALLOWED
 from scoperag.server.profiles.memory.toon_output import PageFigures
 
@@ -72,6 +74,7 @@ class SearchParams(StrictParams):
             "below it. The note says how many memories it hid and the best of them."
         ),
     )
+    explain: Explain = False
 
 
 class MemoryRow(BaseModel):
@@ -89,6 +92,7 @@ class MemoryRow(BaseModel):
         description="Relevance, (1 + cosine similarity) / 2 in [0, 1], the scale of "
         "min_similarity (ranked only).",
     )
+    explain: HitExplanation = None
 
 
 class SearchResult(PageFigures):
@@ -98,6 +102,7 @@ class SearchResult(PageFigures):
     )
     note: str | None = Field(default=None, description="Why a result is empty, what was ignored.")
     memories: list[MemoryRow]
+    explain: ResultExplanation = None
 
 
 class StoreMemoryParams(StrictParams):

@@ -1,0 +1,63 @@
+"""`SearchRequest.explain` on every engine: each ranking alone, under the request's filter."""
+
+from __future__ import annotations
+
+import math
+
+from qdrant_client import models
+from test_hybrid_search import COLLECTION, QUERY, _nodes, backend  # noqa: F401 (a fixture)
+
+from scoperag.core.engine.backend import VectorBackend
+from scoperag.core.engine.search_request import SearchRequest
+
+FLOOR = math.cos(math.radians(60))
+
+
+def _request(**kwargs: object) -> SearchRequest:
+    arguments = {"collection": COLLECTION, "dense": QUERY, "limit": 2, "score_threshold": FLOOR}
+    return SearchRequest(**{**arguments, **kwargs})  # type: ignore[arg-type]
+
+
+def _numbers(backend: VectorBackend, ids: list[int | str]) -> list[int]:
+    records = backend.scroll(
+        COLLECTION, models.Filter(must=[models.HasIdCondition(has_id=ids)]), limit=len(ids)
+    )
+    by_id = {record.id: record.payload["n"] for record in records}
+    return [by_id[point_id] for point_id in ids]
+
+
+def test_explain_gives_each_ranking_and_changes_nothing(backend: VectorBackend) -> None:  # noqa: F811
+    backend.create_collection(COLLECTION, 3, {})
+    backend.vector_store(COLLECTION).add(_nodes())
+    not_three = models.Filter(
+        must_not=[models.FieldCondition(key="n", match=models.MatchValue(value=3))]
+    )
+    plain = backend.search(_request(text="zephyr", filter=not_three))
+    found = backend.search(_request(text="zephyr", filter=not_three, explain=True))
+    assert found.hits and plain.branches is None
+    assert found.hits == plain.hits  # the page is the same search
+    branches = found.branches
+    assert branches is not None and branches.prefetch_limit == 100 and branches.floor == FLOOR
+    # dense: every point but 3, by cosine, with no floor; equal to a dense-only search
+    assert _numbers(backend, [hit.id for hit in branches.dense]) == [1, 2, 4, 5, 6]
+    dense_only = backend.search(_request(filter=not_three, limit=100, score_threshold=None))
+    assert [(h.id, h.score) for h in branches.dense] == [(h.id, h.score) for h in dense_only.hits]
+    # bm25: only the points holding the word, the one that repeats it first
+    assert branches.bm25 is not None
+    assert _numbers(backend, [hit.id for hit in branches.bm25]) == [6, 2]
+    # fused: the candidates above the floor, the page being its start
+    assert branches.fused is not None
+    assert _numbers(backend, [hit.id for hit in branches.fused])[0] == 2
+    assert len(branches.fused) == 4  # 1, 2, 4, 5: 6 is below the floor
+    assert [hit.id for hit in branches.fused[:2]] == [hit.id for hit in found.hits]
+    assert [hit.score for hit in branches.fused[:2]] == [hit.order_value for hit in found.hits]
+
+
+def test_explain_of_a_dense_search_has_no_keyword_branch(backend: VectorBackend) -> None:  # noqa: F811
+    backend.create_collection(COLLECTION, 3, {})
+    backend.vector_store(COLLECTION).add(_nodes())
+    found = backend.search(_request(explain=True, count_cap=10))
+    assert found.hits and found.count == 5
+    branches = found.branches
+    assert branches is not None and branches.bm25 is None and branches.fused is None
+    assert len(branches.dense) == 6 and branches.dense[-1].score < FLOOR
