@@ -173,11 +173,16 @@ ResultExplanation = Annotated[
 
 
 def explained(
-    result: Result, hits: Sequence[Any], found: SearchResult, flt: models.Filter | None
+    result: Result,
+    hits: Sequence[Any],
+    found: SearchResult,
+    flt: models.Filter | None,
+    offset: int = 0,
 ) -> Result:
-    """`result` whose `hits` (made from `found.hits`, in order) and itself carry `explain`."""
+    """`result` whose `hits` (made from `found.hits`, in order, after `offset` others) and
+    itself carry `explain`."""
     why = Explainer(found, flt)
-    for rank, (hit, point) in enumerate(zip(hits, found.hits, strict=True), 1):
+    for rank, (hit, point) in enumerate(zip(hits, found.hits, strict=True), offset + 1):
         hit.explain = why.hit(point, rank)
     why.engine_drops({point.id for point in found.hits})
     result.explain = why.result()  # type: ignore[attr-defined]
