@@ -33,7 +33,7 @@ class ScoreRank(BaseModel):
 
 
 class FusedFigures(BaseModel):
-    score: float | None = Field(description="What the hits are ordered by.")
+    score: float | None = Field(default=None, description="What the hits are ordered by.")
     rank: int = Field(description="1-based rank among the results (the hits' order).")
     method: Method = Field(
         description="dbsf: the engine's fusion of dense and BM25; rrf: reciprocal rank fusion "
@@ -53,10 +53,16 @@ class NameMatchFigures(BaseModel):
 class HitExplain(BaseModel):
     """Where one hit stood in each ranking (null: that ranking did not return it)."""
 
-    dense: ScoreRank | None = Field(description="Cosine and rank in the dense-only search.")
-    bm25: ScoreRank | None = Field(description="Score and rank in the BM25-only search.")
+    dense: ScoreRank | None = Field(
+        default=None, description="Cosine and rank in the dense-only search."
+    )
+    bm25: ScoreRank | None = Field(
+        default=None, description="Score and rank in the BM25-only search."
+    )
     fused: FusedFigures
-    similarity: float | None = Field(description="The cosine the similarity floor compared.")
+    similarity: float | None = Field(
+        default=None, description="The cosine the similarity floor compared."
+    )
     name_match: NameMatchFigures | None = Field(default=None, exclude_if=_absent_if_none)
 
 
@@ -64,18 +70,22 @@ class Dropped(BaseModel):
     stage: Stage
     id: int | str = Field(description="The point's id (a name lookup: the name).")
     reason: str
-    score: float | None = Field(description="Its score at that stage.")
+    score: float | None = Field(default=None, description="Its score at that stage.")
 
 
 class Candidates(BaseModel):
     dense: int = Field(description="Candidates the dense branch returned.")
-    bm25: int | None = Field(description="Candidates the BM25 branch returned; null: none ran.")
+    bm25: int | None = Field(
+        default=None, description="Candidates the BM25 branch returned; null: none ran."
+    )
 
 
 class ResultExplain(BaseModel):
     """The filter as applied, the branches' depth and yield, and what was dropped after."""
 
-    filter: dict[str, Any] | None = Field(description="qdrant-client's Filter as JSON.")
+    filter: dict[str, Any] | None = Field(
+        default=None, description="qdrant-client's Filter as JSON, as applied."
+    )
     prefetch_limit: int = Field(description="How deep each branch ranked.")
     candidates: Candidates
     dropped: list[Dropped] = Field(description=f"The first {SHOWN_DROPS} dropped candidates.")

@@ -64,7 +64,7 @@ def cosine_floor(min_similarity: float) -> float:
 if TYPE_CHECKING:
     from qdrant_client.models import ScoredPoint
 
-_SCORES = {"score", "similarity"}
+_SCORES = {"score", "similarity", "explain"}  # not from the payload
 _ROW_KEYS = [key for key in MemoryRow.model_fields if key not in _SCORES]  # a row's payload
 
 
