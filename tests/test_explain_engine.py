@@ -18,8 +18,8 @@ def _request(**kwargs: object) -> SearchRequest:
     return SearchRequest(**{**arguments, **kwargs})  # type: ignore[arg-type]
 
 
-def _numbers(backend: VectorBackend, ids: list[int | str]) -> list[int]:
-    records = backend.scroll(
+def _numbers(engine: VectorBackend, ids: list[int | str]) -> list[int]:
+    records = engine.scroll(
         COLLECTION, models.Filter(must=[models.HasIdCondition(has_id=ids)]), limit=len(ids)
     )
     by_id = {record.id: record.payload["n"] for record in records}
