@@ -13,6 +13,7 @@ from fastmcp import Client
 from qdrant_client import models
 from test_books_tools import book, book_path, books_runtime, call, text_of  # noqa: F401
 from test_dnd_tools import client, dnd_dir, dnd_ingest  # noqa: F401
+from test_docs_search import base_url, corpus, http, mcp  # noqa: F401
 from test_memory_search import memories, memory_runtime, memory_server, search  # noqa: F401
 from test_pdf_tools import pdf_runtime  # noqa: F401
 
@@ -25,6 +26,7 @@ from scoperag.core.engine.node_payload import stored_text_and_metadata
 from scoperag.core.engine.search_request import SearchRequest
 from scoperag.core.filters.fields import build_filter
 from scoperag.server.mcp.app import build_server
+from scoperag.server.profiles.docs.tools import SEARCH_PATH
 from scoperag.server.runtime import Runtime
 
 
@@ -67,8 +69,8 @@ def point_ids(runtime: Runtime, collection: str, hits: list[dict], key: str) -> 
 
 
 async def find(runtime: Runtime, **arguments: Any) -> dict:
-    async with Client(build_server(runtime)) as mcp:
-        return (await mcp.call_tool("qdrant-find", arguments)).structured_content
+    async with Client(build_server(runtime)) as session:
+        return (await session.call_tool("qdrant-find", arguments)).structured_content
 
 
 async def test_qdrant_find_explains_hits_with_the_engine_figures(pdf_runtime: Runtime) -> None:  # noqa: F811
@@ -129,10 +131,10 @@ async def test_memory_search_lists_what_the_floor_dropped(memory_server, memory_
 async def test_memory_explain_filter_is_the_one_built_and_plain_toon_is_unchanged(
     memory_server,  # noqa: F811
 ) -> None:
-    async with Client(memory_server) as mcp:
-        plain = await mcp.call_tool("search", {"query": "sqlite", "tags": ["bench:bugfix-5"]})
-        again = await mcp.call_tool("search", {"query": "sqlite", "tags": ["bench:bugfix-5"]})
-        explained = await mcp.call_tool(
+    async with Client(memory_server) as session:
+        plain = await session.call_tool("search", {"query": "sqlite", "tags": ["bench:bugfix-5"]})
+        again = await session.call_tool("search", {"query": "sqlite", "tags": ["bench:bugfix-5"]})
+        explained = await session.call_tool(
             "search", {"query": "sqlite", "tags": ["bench:bugfix-5"], "explain": True}
         )
     assert plain.content[0].text == again.content[0].text and "explain" not in plain.content[0].text
@@ -199,3 +201,21 @@ async def test_dnd_search_and_lookups_explain(client, dnd_ingest) -> None:  # no
     ).structured_content
     assert listing["explain"]["dropped_total"] == listing["total"] - 3
     assert [r["explain"]["fused"]["rank"] for r in listing["results"]] == [1, 2, 3]
+
+
+async def test_the_docs_route_and_tool_honour_explain(http, mcp) -> None:  # noqa: F811
+    arguments = {"query": "what failed and how was it fixed", "top_k": 5, "doc_type": "runbook"}
+    plain = (await http.post(SEARCH_PATH, json=arguments)).json()
+    by_route = (await http.post(SEARCH_PATH, json={**arguments, "explain": True})).json()
+    by_tool = (
+        await mcp.call_tool("elf_docs_search_l0", {**arguments, "explain": True})
+    ).structured_content
+    assert plain["hits"] and "explain" not in plain and "explain" not in plain["hits"][0]
+    for explained in (by_route, by_tool):
+        assert [h["doc_id"] for h in explained["hits"]] == [h["doc_id"] for h in plain["hits"]]
+        ranks = [hit["explain"]["fused"]["rank"] for hit in explained["hits"]]
+        assert ranks == list(range(1, len(plain["hits"]) + 1))
+        conditions = explained["explain"]["filter"]["must"]
+        assert {"key": "doc_type", "match": {"value": "runbook"}} in conditions
+    refused = await http.post(SEARCH_PATH, json={**arguments, "explain": "maybe"})
+    assert refused.status_code == 400 and refused.json()["field"] == "explain"
