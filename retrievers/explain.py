@@ -150,7 +150,7 @@ class Explainer:
         if kept is None:
             kept = [hit for hit in self.branches.dense if floor is None or hit.score >= floor]
         ranking: list[tuple[Hashable, float | None]] = [(hit.id, hit.score) for hit in kept]
-        self.past_limit(ranking, shown, "fused" if self.fused is not None else "dense")
+        self.past_limit(ranking, shown, self.method)
 
     def past_limit(
         self, ranking: list[tuple[Hashable, float | None]], shown: set[Hashable], what: str
