@@ -9,6 +9,7 @@ while neither branch returned it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -106,7 +107,8 @@ class MissExplainer:
         if applied:
             inside.append(models.Filter.model_validate(applied))
         if not self._points(inside):
-            reason = f"neither branch returned it: the filter as applied excludes it: {applied}"
+            shown = json.dumps(applied)
+            reason = f"neither branch returned it: the filter as applied excludes it: {shown}"
             return RelevantWhy(entry=entry, stage="filter", reason=reason)
         depth = explain.get("prefetch_limit")
         reason = f"neither branch returned it (dense nor BM25, each {depth} deep)"

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from test_search_cli import run, store  # noqa: F401 (a fixture)
+
+import scoperag
 
 
 def test_search_explain_prints_a_table_per_hit_then_the_filter_and_drops(
@@ -49,3 +52,19 @@ def test_eval_explain_says_why_a_question_missed(
     assert "filter" in filtered and "neither branch returned it" in filtered
     limited = next(block for block in blocks if block.startswith("past-the-limit"))
     assert "dense rank" in limited and "limit" in limited
+
+
+def test_the_python_api_takes_explain(
+    store: dict[str, str],  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SCOPERAG_DATA_DIR", store["SCOPERAG_DATA_DIR"])
+    with scoperag.Store() as opened:
+        plain = opened.pdf.find("Potato", limit=2)
+        explained = opened.pdf.find("Potato", limit=2, explain=True)
+        remembered = opened.memory.search("database", explain=True)
+    assert plain.hits and plain.explain is None and plain.hits[0].explain is None
+    assert [hit.text for hit in explained.hits] == [hit.text for hit in plain.hits]
+    assert explained.explain is not None and explained.explain.candidates.bm25
+    assert [hit.explain.fused.rank for hit in explained.hits] == [1, 2]
+    assert remembered.explain is not None and remembered.explain.dropped_total >= 0
