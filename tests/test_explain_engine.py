@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 from qdrant_client import models
@@ -9,6 +10,7 @@ from test_hybrid_search import COLLECTION, QUERY, _nodes, backend  # noqa: F401 
 
 from scoperag.core.engine.backend import VectorBackend
 from scoperag.core.engine.search_request import SearchRequest
+from scoperag.core.engine.sharing import wire
 
 FLOOR = math.cos(math.radians(60))
 
@@ -61,3 +63,12 @@ def test_explain_of_a_dense_search_has_no_keyword_branch(backend: VectorBackend)
     branches = found.branches
     assert branches is not None and branches.bm25 is None and branches.fused is None
     assert len(branches.dense) == 6 and branches.dense[-1].score < FLOOR
+
+
+def test_branches_cross_the_owners_socket_as_they_are(backend: VectorBackend) -> None:  # noqa: F811
+    """An attached process gets the owner's figures: the result survives the wire whole."""
+    backend.create_collection(COLLECTION, 3, {})
+    backend.vector_store(COLLECTION).add(_nodes())
+    found = backend.search(_request(text="zephyr harbour", explain=True))
+    assert found.branches is not None and found.branches.bm25
+    assert wire.decode(json.loads(json.dumps(wire.encode(found)))) == found
