@@ -381,6 +381,7 @@ async def test_schema_types_and_read_only_hint(memory_server) -> None:
         "page",
         "page_size",
         "min_similarity",
+        "explain",
     ]
     assert props["mode"]["enum"] == ["hybrid", "tag", "faceted"]
     assert (props["page_size"]["minimum"], props["page_size"]["maximum"]) == (1, 100)
