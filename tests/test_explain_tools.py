@@ -190,7 +190,12 @@ async def test_dnd_search_and_lookups_explain(client, dnd_ingest) -> None:  # no
         answer = (
             await client.call_tool(tool, {"name": name, "limit": 2, "explain": True})
         ).structured_content
+        off = (await client.call_tool(tool, {"name": name, "limit": 2})).structured_content
         assert answer["results"], tool
+        assert "explain" not in off and "explain" not in off["results"][0]
+        assert [{k: v for k, v in r.items() if k != "explain"} for r in answer["results"]] == (
+            off["results"]
+        )
         why = answer["results"][0]["explain"]
         assert why["dense"] is None and why["fused"]["method"] == "name"
         assert why["name_match"]["kind"] in {"fuzzy", "prefix"}
