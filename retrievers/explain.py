@@ -10,12 +10,14 @@ dropped. Nothing here re-scores anything: every figure is one the engine returne
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field
-from qdrant_client import models
 
-from scoperag.core.engine.search_request import Branches, BranchHit, SearchResult
+if TYPE_CHECKING:  # the models are read when the tools are listed, before any engine is opened
+    from qdrant_client import models
+
+    from scoperag.core.engine.search_request import BranchHit, SearchResult
 
 SHOWN_DROPS = 20  # the dropped candidates listed; `dropped_total` counts them all
 Method = Literal["dbsf", "rrf", "dense", "name", "name_order"]
@@ -104,6 +106,8 @@ class Explainer:
     """The explain figures of one search from its result (run with `explain`)."""
 
     def __init__(self, found: SearchResult, flt: models.Filter | None) -> None:
+        from scoperag.core.engine.search_request import Branches
+
         self.branches = found.branches or Branches(prefetch_limit=0, floor=None, dense=[])
         self.filter = flt
         self.dense = _ranks(self.branches.dense)
