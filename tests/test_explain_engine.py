@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 
+import pytest
+from fastmcp import Client
 from qdrant_client import models
 from test_hybrid_search import COLLECTION, QUERY, _nodes, backend  # noqa: F401 (a fixture)
 
+from scoperag.core.embedding.embedders import Embedder
 from scoperag.core.engine.backend import VectorBackend
 from scoperag.core.engine.search_request import SearchRequest
 from scoperag.core.engine.sharing import wire
+from scoperag.server.mcp.app import build_server
+from scoperag.server.profiles.pdf.service import ingest_paths
+from scoperag.server.runtime import Runtime
+from scoperag.server.samples import SAMPLES
 
 FLOOR = math.cos(math.radians(60))
 
@@ -72,3 +80,27 @@ def test_branches_cross_the_owners_socket_as_they_are(backend: VectorBackend) ->
     found = backend.search(_request(text="zephyr harbour", explain=True))
     assert found.branches is not None and found.branches.bm25
     assert wire.decode(json.loads(json.dumps(wire.encode(found)))) == found
+
+
+async def test_an_attached_process_gets_the_owners_figures(
+    make_runtime: Callable[..., Runtime], backend_name: str, embedder: Embedder
+) -> None:
+    """Through the owner's socket, explain gives the same figures as in the owner itself."""
+    if backend_name == "server":
+        pytest.skip("a server has no owner")
+    holder = make_runtime(profiles=["pdf"])
+    ingest_paths(holder, [SAMPLES / "qpdf-page-labels-num-tree.pdf"], None, None)
+    other = Runtime(holder.settings, embedder=embedder)
+    answers = []
+    try:
+        assert (holder.backend.role, other.backend.role) == ("owner", "attached")
+        for runtime in (holder, other):
+            async with Client(build_server(runtime)) as client:
+                arguments = {"query": "page labels", "limit": 3, "explain": True}
+                answers.append((await client.call_tool("qdrant-find", arguments)).data)
+    finally:
+        other.close()
+    owner, attached = answers
+    assert owner.hits and owner.explain.candidates.bm25
+    assert attached.explain == owner.explain
+    assert [hit.explain for hit in attached.hits] == [hit.explain for hit in owner.hits]
