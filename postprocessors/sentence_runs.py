@@ -59,13 +59,11 @@ def _chapter(run: SentenceRun[Any]) -> tuple[object, object]:
     return run.metadata.get("book_id"), run.metadata.get("chapter")
 
 
-def deduplicated(runs: Iterable[SentenceRun[Source]]) -> list[SentenceRun[Source]]:
-    """Each sentence once, in reading order, merged into runs of one chapter.
-
-    Sentences are keyed by (book_id, sid) and taken from the best-scored run that holds them;
-    a merged run is scored by the best run it took a sentence from and keeps the source of its
-    first sentence.
-    """
+def sentence_sources(
+    runs: Iterable[SentenceRun[Source]],
+) -> dict[tuple[str, int], tuple[str, SentenceRun[Source]]]:
+    """Each sentence, keyed by (book_id, sid): its text and the best-scored run holding it
+    (the first of equal ones)."""
     found: dict[tuple[str, int], tuple[str, SentenceRun[Source]]] = {}
     for run in runs:
         book = str(run.metadata.get("book_id", ""))
@@ -73,6 +71,17 @@ def deduplicated(runs: Iterable[SentenceRun[Source]]) -> list[SentenceRun[Source
             earlier = found.get((book, sid))
             if earlier is None or (run.score or 0.0) > (earlier[1].score or 0.0):
                 found[(book, sid)] = (text, run)
+    return found
+
+
+def deduplicated(runs: Iterable[SentenceRun[Source]]) -> list[SentenceRun[Source]]:
+    """Each sentence once, in reading order, merged into runs of one chapter.
+
+    Sentences are keyed by (book_id, sid) and taken from the best-scored run that holds them
+    (`sentence_sources`); a merged run is scored by the best run it took a sentence from and
+    keeps the source of its first sentence.
+    """
+    found = sentence_sources(runs)
     merged: list[SentenceRun[Source]] = []
     for (_, sid), (text, run) in sorted(found.items(), key=lambda item: item[0]):
         last = merged[-1] if merged else None

@@ -39,7 +39,8 @@ class FilteredSearch:
     `offset` skips the best hits (pages); `min_score` keeps only hits whose cosine similarity
     is at least that (the engine's score threshold). Scores are cosine similarities.
     `with_payload` names the payload keys the caller reads (default: the whole payload, which
-    holds LlamaIndex's copy of the node, often most of it).
+    holds LlamaIndex's copy of the node, often most of it). `explain`: each search also
+    ranks the candidates by each branch alone (`SearchResult.branches`).
     """
 
     def __init__(
@@ -52,6 +53,7 @@ class FilteredSearch:
         offset: int = 0,
         min_score: float | None = None,
         with_payload: bool | list[str] = True,
+        explain: bool = False,
     ) -> None:
         self.backend = backend
         self.embedder = embedder
@@ -61,6 +63,7 @@ class FilteredSearch:
         self.offset = offset
         self.min_score = min_score
         self.with_payload = with_payload
+        self.explain = explain
         self.last: SearchResult | None = None  # the latest search's result
 
     def keyword_text(self, query: SearchQuery) -> str | None:
@@ -87,6 +90,7 @@ class FilteredSearch:
             with_payload=self.with_payload,
             embedder=self.embedder.info,
             count_cap=count_cap,
+            explain=self.explain,
         )
         self.last = self.backend.search(request)
         return self.last

@@ -33,9 +33,18 @@ class SpoilerSafeSearch(FilteredSearch):
         top_k: int = 20,
         collection: str = COLLECTION,
         with_payload: bool | list[str] = True,
+        explain: bool = False,
     ) -> None:
         flt = build_filter([BOOK_ID, READ_UP_TO], {"book_id": book_id, "user_pos": user_pos})
-        super().__init__(backend, embedder, collection, flt, top_k=top_k, with_payload=with_payload)
+        super().__init__(
+            backend,
+            embedder,
+            collection,
+            flt,
+            top_k=top_k,
+            with_payload=with_payload,
+            explain=explain,
+        )
         self.book_id = book_id
         self.user_pos = user_pos
 

@@ -69,7 +69,7 @@ async def test_schema_has_the_issue_parameters(books_runtime: Runtime) -> None:
         "set_reading_position": ["book_id", "sentence", "chapter", "quote", "reader"],
         "get_reading_position": ["book_id", "reader"],
         "list_books": [],
-        "search_book": ["book_id", "query", "top_k", "reader"],
+        "search_book": ["book_id", "query", "top_k", "reader", "explain"],
     }
     assert {name: list(tools[name].input_schema.get("properties", {})) for name in expected} == (
         expected

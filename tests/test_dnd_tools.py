@@ -400,12 +400,12 @@ async def test_tool_names_and_parameters(client: Client) -> None:
     tools = {tool.name: set(tool.inputSchema["properties"]) for tool in await client.list_tools()}
     assert tools == {
         "ingest_dnd": {"paths"},
-        "search_dnd_content": {"query", "documents", "limit"},
-        "lookup_spell": {"name", "level", "school", "documents", "limit"},
-        "lookup_creature": {"name", "type", "challenge_rating", "documents", "limit"},
-        "lookup_equipment": {"item_type", "name", "documents", "limit"},
-        "lookup_character_option": {"option_type", "name", "documents", "limit"},
-        "lookup_rule": {"rule_type", "name", "documents", "limit"},
+        "search_dnd_content": {"query", "documents", "limit", "explain"},
+        "lookup_spell": {"name", "level", "school", "documents", "limit", "explain"},
+        "lookup_creature": {"name", "type", "challenge_rating", "documents", "limit", "explain"},
+        "lookup_equipment": {"item_type", "name", "documents", "limit", "explain"},
+        "lookup_character_option": {"option_type", "name", "documents", "limit", "explain"},
+        "lookup_rule": {"rule_type", "name", "documents", "limit", "explain"},
         "list_documents": set(),
     }
 

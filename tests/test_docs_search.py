@@ -36,6 +36,7 @@ CLOCK = {  # doc_id -> updated_at: the same instant in two zones, and one millis
 PARAMETERS = [
     "query",
     "top_k",
+    "explain",
     "scope",
     "status",
     "doc_type",

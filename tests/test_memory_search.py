@@ -383,6 +383,7 @@ async def test_schema_types_and_read_only_hint(memory_server) -> None:
         "min_similarity",
         "include_superseded",
         "include_expired",
+        "explain",
     ]
     assert props["mode"]["enum"] == ["hybrid", "tag", "faceted"]
     assert (props["page_size"]["minimum"], props["page_size"]["maximum"]) == (1, 100)

@@ -120,7 +120,7 @@ def test_call_suggests_the_close_tool_name(store: dict[str, str]) -> None:
 def test_tools_lists_every_tool_with_its_parameters(store: dict[str, str]) -> None:
     result = run(store, "tools")
     assert result.exit_code == 0, result.output
-    assert "qdrant-find query limit? document_id?" in result.output
+    assert "qdrant-find query limit? explain? document_id?" in result.output
 
 
 @pytest.mark.parametrize(

@@ -24,8 +24,6 @@ KEYWORD_HINT = (
     "Collection '{collection}' has no BM25 keyword vectors (built before hybrid search), so it "
     "is ranked by meaning only; run `scoperag reindex --collection {collection}` to add them."
 )
-# Each prefetch of a hybrid search fetches at least this many candidates for the fusion.
-FUSION_CANDIDATES = 100
 ALL_VALUES = 1_000_000  # facet limit for "every value of a key"
 NEIGHBOUR_BATCH = 256  # nearest-neighbour queries per engine call of `neighbours`
 

@@ -7,6 +7,9 @@ from qdrant_client import models
 
 from scoperag.core.embedding.embedders import EmbedderInfo
 
+# Each prefetch of a hybrid search fetches at least this many candidates for the fusion.
+FUSION_CANDIDATES = 100
+
 
 class SearchRequest(BaseModel):
     """Points of `collection` matching `filter`, best first by cosine similarity to `dense`.
@@ -39,6 +42,15 @@ class SearchRequest(BaseModel):
         description="Also count the candidates (matching `filter`, at or above "
         "`score_threshold`), up to this many.",
     )
+    explain: bool = Field(
+        default=False,
+        description="Also rank the candidates by each branch alone (`SearchResult.branches`).",
+    )
+
+    @property
+    def prefetch_limit(self) -> int:
+        """How many candidates each ranking of a hybrid search reads."""
+        return max(self.offset + self.limit, FUSION_CANDIDATES)
 
 
 class SearchResult(BaseModel):
@@ -48,3 +60,26 @@ class SearchResult(BaseModel):
     exists: bool = Field(description="False: the collection does not exist (no hits).")
     keywords: bool = Field(description="The collection keeps BM25 vectors.")
     count: int | None = Field(default=None, description="The candidates, up to `count_cap`.")
+    branches: Branches | None = Field(default=None, description="With `explain`: the rankings.")
+
+
+class BranchHit(BaseModel):
+    """A point in one ranking: its id and its score there."""
+
+    id: int | str
+    score: float
+
+
+class Branches(BaseModel):
+    """The rankings behind a page (`SearchRequest.explain`), each `prefetch_limit` deep under
+    the request's filter, best first, as the engine gives them."""
+
+    prefetch_limit: int
+    floor: float | None = Field(description="The request's `score_threshold`.")
+    dense: list[BranchHit] = Field(description="Nearest neighbours by cosine, with no floor.")
+    bm25: list[BranchHit] | None = Field(
+        default=None, description="The BM25 ranking of the text alone; None: no keyword branch."
+    )
+    fused: list[BranchHit] | None = Field(
+        default=None, description="The fusion of every candidate (ids only); None: no fusion."
+    )

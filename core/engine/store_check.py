@@ -20,10 +20,10 @@ from typing import Any
 import qdrant_edge as edge
 
 from scoperag.core.engine.error_kinds import is_permission_denied
-from scoperag.core.engine.vector_names import DENSE_VECTOR
+from scoperag.core.engine.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.core.errors import ScoperagError, StorePermissionError
 
-# A query without prefetches is a dense (cosine) search here: its scores lie in [-1, 1].
+# A query without prefetches on the dense vector is a cosine search: its scores lie in [-1, 1].
 COSINE_LIMIT = 1.0 + 1e-3
 _STORAGE_ERRORS = ("Service runtime error", "Service internal error")
 _NOT_DAMAGE = ("Not enough space", "No space left", "Too many open files", "Cannot allocate")
@@ -127,18 +127,25 @@ class CheckedShard:
                 raise
             if name == "query":
                 request = args[0] if args else kwargs["request"]
-                self.check_scores(result, cosine=not request.prefetches)
+                self.check_scores(result, request)
             return result
 
         return read
 
-    def check_scores(self, points: list[Any], cosine: bool) -> None:
-        """Scores must be finite, and cosines within [-1, 1] (fused scores have no bound)."""
-        limit = COSINE_LIMIT if cosine else math.inf
+    def check_scores(self, points: list[Any], request: Any) -> None:
+        """Scores must be finite, and cosines within [-1, 1] (fused and BM25 scores have no
+        bound; what the query scored is looked at only for a score past 1)."""
         for point in points:
-            if not (math.isfinite(point.score) and abs(point.score) <= limit):
+            score = point.score
+            if not math.isfinite(score) or abs(score) > COSINE_LIMIT and _cosine(request):
                 reason = (
-                    f"point {point.id} scored {point.score!r}, which no intact vector gives "
+                    f"point {point.id} scored {score!r}, which no intact vector gives "
                     "(its dense vectors are damaged)"
                 )
                 raise CorruptCollectionError(self.collection, self.folder, reason)
+
+
+def _cosine(request: Any) -> bool:
+    """Whether a query's scores are cosines: one without prefetches, on the dense vector (Edge
+    shows a query's vector name only in its text: `Query.Nearest(query=..., using="...")`)."""
+    return not request.prefetches and f'using="{SPARSE_VECTOR}"' not in repr(request.query)

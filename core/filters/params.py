@@ -115,3 +115,12 @@ Int64 = Annotated[int, Field(ge=MIN_INT, le=MAX_INT)]
 Index = Annotated[int, Field(ge=0, le=MAX_INT)]
 """A 0-based position: page index, sentence id, chapter."""
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
+
+Explain = Annotated[
+    bool,
+    Field(
+        description="Also say why: each hit's dense, BM25 and fused score and rank from the "
+        "engine, and the filter as applied and what the floor, gate, de-duplication or limit "
+        "dropped."
+    ),
+]

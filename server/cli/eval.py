@@ -36,6 +36,18 @@ def print_report(report: dict[str, Any]) -> None:
         click.echo(f"  {name} [{item['tool']}, {item['hits']} hits]: {item['query']}")
 
 
+def _misses(session: Any, runtime: Any, report: Any, questions: Path) -> list[Any]:
+    """Why each missed question missed (`scoperag.server.eval_explain`)."""
+    from scoperag.server.eval_explain import explain_misses
+
+    def properties(tool: str) -> dict[str, Any]:
+        return session.tools[tool].parameters.get("properties", {})
+
+    return run_friendly(
+        lambda: explain_misses(session.call, properties, runtime.backend, report, questions)
+    )
+
+
 def register(cli: click.Group, ingest: click.Group) -> None:
     """Add `scoperag eval`."""
 
@@ -43,7 +55,13 @@ def register(cli: click.Group, ingest: click.Group) -> None:
     @click.argument("questions", type=click.Path(exists=True, dir_okay=False, path_type=Path))
     @click.option("--k", default=5, show_default=True, type=click.IntRange(min=1))
     @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-    def eval_command(questions: Path, k: int, as_json: bool) -> None:
+    @click.option(
+        "--explain",
+        is_flag=True,
+        help="For each missed question: where each relevant item ranked in the dense and the "
+        "BM25 branch, and which stage (floor, filter, gate, limit) dropped it.",
+    )
+    def eval_command(questions: Path, k: int, as_json: bool, explain: bool) -> None:
         """Ask each question of a JSONL file through its tool and print hit@k, recall@k and MRR
         per tool and overall, and the questions that missed. A line: {"tool": "qdrant-find",
         "arguments": {"query": "...", "document_id": "x"}, "relevant": [{"physical_page_index":
@@ -58,12 +76,19 @@ def register(cli: click.Group, ingest: click.Group) -> None:
             session = ToolSession(build_server(runtime), progress=False)
             try:
                 report = run_friendly(lambda: evaluate(session.call, questions, k))
+                misses = _misses(session, runtime, report, questions) if explain else None
             finally:
                 session.close()
         finally:
             runtime.close()
         data = report.model_dump(mode="json")
+        if misses is not None:
+            data["why"] = [miss.model_dump(mode="json") for miss in misses]
         if as_json:
             click.echo(json.dumps(data, indent=2))
         else:
             print_report(data)
+            if misses:
+                from scoperag.server.eval_explain import render_misses
+
+                click.echo(render_misses(misses))

@@ -53,9 +53,12 @@ async def _call(runtime: Runtime, tool: str, arguments: dict[str, Any]) -> Any:
         return await client.call_tool(tool, arguments, raise_on_error=False)
 
 
-def run_tool(runtime: Runtime, tool: str, arguments: dict[str, Any], as_json: bool) -> None:
+def run_tool(
+    runtime: Runtime, tool: str, arguments: dict[str, Any], as_json: bool, explain: bool = False
+) -> None:
     """Call `tool` and print its structured result as TOON (or, with `as_json`, as JSON); a
-    tool error ends the command with the tool's message and exit status 1."""
+    tool error ends the command with the tool's message and exit status 1. `explain`: the
+    explain figures follow the hits as tables (`server.cli.explain_table`)."""
     # the message goes to the user once, not also as the server's log line
     logging.getLogger("fastmcp").setLevel(logging.CRITICAL)
     try:
@@ -73,7 +76,11 @@ def run_tool(runtime: Runtime, tool: str, arguments: dict[str, Any], as_json: bo
     else:
         import toons
 
-        click.echo(toons.dumps(_present(data)))
+        from scoperag.server.cli.explain_table import render_explain, without_explain
+
+        click.echo(toons.dumps(_present(without_explain(data) if explain else data)))
+        if explain:
+            click.echo("\n" + render_explain(data))
 
 
 def _present(data: Any) -> Any:
@@ -122,7 +129,11 @@ def _tool_command(runtime: Runtime, tool: Tool, command: str) -> click.Command:
     properties: dict[str, Any] = tool.input_schema.get("properties", {})
     required = set(tool.input_schema.get("required", []))
     positional = next((name for name in ("query", "name") if name in properties), None)
-    options = {name: schema for name, schema in properties.items() if name != positional}
+    options = {
+        name: schema
+        for name, schema in properties.items()
+        if name not in (positional, "explain")  # a flag, not a value
+    }
     params: list[click.Parameter] = []
     if positional:
         params.append(click.Argument([positional], required=positional in required))
@@ -136,14 +147,19 @@ def _tool_command(runtime: Runtime, tool: Tool, command: str) -> click.Command:
         for name, schema in options.items()
     ]
     params.append(click.Option(["--json", "as_json"], is_flag=True, help="Print JSON."))
+    if "explain" in properties:
+        explain_help = "Per hit: rank, fused, dense (rank), BM25 (rank); then the filter and drops."
+        params.append(click.Option(["--explain"], is_flag=True, help=explain_help))
 
-    def callback(as_json: bool, **given: Any) -> None:
+    def callback(as_json: bool, explain: bool = False, **given: Any) -> None:
         value = given.pop(positional) if positional else None
         arguments: dict[str, Any] = {} if value is None else {positional: value}
+        if explain:
+            arguments["explain"] = True
         for name, texts in given.items():
             if texts:
                 arguments[name] = parse_values(list(texts), options[name])
-        run_tool(runtime, tool.name, arguments, as_json)
+        run_tool(runtime, tool.name, arguments, as_json, explain)
 
     return click.Command(
         command,

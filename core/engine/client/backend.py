@@ -85,7 +85,12 @@ class QdrantClientBackend(VectorBackend):
         count = None
         if request.count_cap is not None:
             count = client_search.count_above(self.client, request, flt, request.count_cap)
-        return SearchResult(hits=hits, exists=True, keywords=keywords, count=count)
+        branches = (
+            client_search.branches(self.client, request, flt, hybrid) if request.explain else None
+        )
+        return SearchResult(
+            hits=hits, exists=True, keywords=keywords, count=count, branches=branches
+        )
 
     def neighbours(
         self, collection: str, flt: models.Filter | None, threshold: float, limit: int

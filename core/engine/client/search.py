@@ -5,13 +5,13 @@ from __future__ import annotations
 from qdrant_client import QdrantClient, models
 
 from scoperag.core.embedding.bm25 import query_vector
-from scoperag.core.engine.backend import (
+from scoperag.core.engine.backend import NEIGHBOUR_BATCH, meaning_breaks_ties, unique_pairs
+from scoperag.core.engine.search_request import (
     FUSION_CANDIDATES,
-    NEIGHBOUR_BATCH,
-    meaning_breaks_ties,
-    unique_pairs,
+    Branches,
+    BranchHit,
+    SearchRequest,
 )
-from scoperag.core.engine.search_request import SearchRequest
 from scoperag.core.engine.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 
 
@@ -126,3 +126,34 @@ def neighbours(
             ]
         if cursor is None:
             return unique_pairs(found)
+
+
+def branches(
+    client: QdrantClient, request: SearchRequest, flt: models.Filter | None, hybrid: bool
+) -> Branches:
+    """Each ranking alone under `flt`, `prefetch_limit` deep (see `edge_search._branches`)."""
+    depth, floor, text = request.prefetch_limit, request.score_threshold, request.text
+    everything = request.model_copy(
+        update={"limit": depth, "offset": 0, "score_threshold": None, "with_payload": False}
+    )
+    dense = search(client, everything, flt, hybrid=False)
+    found = Branches(prefetch_limit=depth, floor=floor, dense=_ranking(dense))
+    if not hybrid or not text:
+        return found
+    keywords = client.query_points(
+        request.collection,
+        query=query_vector(text),
+        using=SPARSE_VECTOR,
+        query_filter=flt,
+        limit=depth,
+        with_payload=False,
+    ).points
+    candidates = everything.model_copy(update={"score_threshold": floor})
+    fused = search(client, candidates, flt, hybrid=True)
+    found.bm25 = _ranking(keywords)
+    found.fused = [BranchHit(id=hit.id, score=hit.order_value or 0.0) for hit in fused]
+    return found
+
+
+def _ranking(points: list[models.ScoredPoint]) -> list[BranchHit]:
+    return [BranchHit(id=point.id, score=point.score) for point in points]

@@ -12,15 +12,16 @@ import qdrant_edge as edge
 from qdrant_client import models
 
 from scoperag.core.embedding.bm25 import query_vector
-from scoperag.core.engine.backend import (
-    FUSION_CANDIDATES,
-    NEIGHBOUR_BATCH,
-    meaning_breaks_ties,
-    unique_pairs,
-)
+from scoperag.core.engine.backend import NEIGHBOUR_BATCH, meaning_breaks_ties, unique_pairs
 from scoperag.core.engine.edge.collection import EF_MAX
 from scoperag.core.engine.edge.conversion import plain_id, to_edge_vectors
-from scoperag.core.engine.search_request import SearchRequest, SearchResult
+from scoperag.core.engine.search_request import (
+    FUSION_CANDIDATES,
+    Branches,
+    BranchHit,
+    SearchRequest,
+    SearchResult,
+)
 from scoperag.core.engine.vector_names import SPARSE_VECTOR
 
 if TYPE_CHECKING:
@@ -36,7 +37,39 @@ def search(store: EdgeCollection, request: SearchRequest) -> SearchResult:
         hits, count = _page(store, request), None
     else:
         hits, count = _counted(store, request, request.count_cap)
-    return SearchResult(hits=hits, exists=True, keywords=store.keywords, count=count)
+    branches = _branches(store, request) if request.explain else None
+    return SearchResult(
+        hits=hits, exists=True, keywords=store.keywords, count=count, branches=branches
+    )
+
+
+def _branches(store: EdgeCollection, request: SearchRequest) -> Branches:
+    """Each ranking alone under the request's filter, `prefetch_limit` deep: dense without the
+    floor, BM25 of the text, and the fusion of every candidate the page was fused from."""
+    edge_filter = store.visible(request.filter)
+    depth, floor = request.prefetch_limit, request.score_threshold
+    dense = _nearest(store, request.dense, edge_filter, depth, 0, None, False)
+    branches = Branches(prefetch_limit=depth, floor=floor, dense=_ranking(dense))
+    text = request.text
+    if text is None or not _hybrid(store, text):
+        return branches
+    keywords = store.client.query(
+        edge.QueryRequest(
+            limit=depth,
+            query=edge.Query.Nearest(to_edge_vectors(query_vector(text)), using=SPARSE_VECTOR),
+            filter=edge_filter,
+            with_payload=False,
+        )
+    )
+    candidates = [point for point in dense if floor is None or point.score >= floor]
+    fused = _fused(store, request.dense, text, candidates, len(candidates), 0, False)
+    branches.bm25 = _ranking(keywords)
+    branches.fused = [BranchHit(id=hit.id, score=hit.order_value or 0.0) for hit in fused]
+    return branches
+
+
+def _ranking(points: list[Any]) -> list[BranchHit]:
+    return [BranchHit(id=plain_id(point.id), score=point.score) for point in points]
 
 
 def _page(store: EdgeCollection, request: SearchRequest) -> list[models.ScoredPoint]:

@@ -8,7 +8,8 @@ from datetime import datetime
 from pydantic import BaseModel, Field
 
 from scoperag.core.contracts.books import BOOK_ID, DEFAULT_READER, BookSummary
-from scoperag.core.filters.params import FilePath, Index, Name, Query, StrictParams
+from scoperag.core.filters.params import Explain, FilePath, Index, Name, Query, StrictParams
+from scoperag.retrievers.explain import HitExplanation, ResultExplanation
 from scoperag.server.mcp.ingest_calls import BELOW_ALLOWED
 from scoperag.server.mcp.tooling import params_model
 
@@ -46,6 +47,7 @@ class SearchBookParams(BookParams):  # type: ignore[misc,valid-type]
         default=20, ge=1, le=100, description="How many chunks to retrieve before truncation."
     )
     reader: Name | None = _READER
+    explain: Explain = False
 
 
 class ReadingPosition(BaseModel):
@@ -76,6 +78,7 @@ class Passage(BaseModel):
     chapter_title: str
     text: str
     score: float | None = Field(description="Best similarity among the chunks it came from.")
+    explain: HitExplanation = None
 
 
 class SearchBookResult(BaseModel):
@@ -88,6 +91,7 @@ class SearchBookResult(BaseModel):
     chunks_cut: int = Field(description="Retrieved chunks that ran past user_pos and were cut.")
     sentences_cut: int = Field(description="Sentences past user_pos cut from retrieved chunks.")
     message: str | None = None
+    explain: ResultExplanation = None
 
 
 class IngestBookParams(StrictParams):

@@ -187,6 +187,7 @@ class BookService:
             saved.sid,
             top_k=params.top_k,
             with_payload=list(BookChunkPayload.model_fields),  # not LlamaIndex's copy of the node
+            explain=params.explain,
         )
         try:
             hits = search.chunk_runs(params.query)
@@ -198,7 +199,7 @@ class BookService:
         kept = [run for hit in hits if (run := spoiler_free(hit, saved.sid)) is not None]
         # best first, as every search lists its hits (the merge itself walks reading order)
         merged = sorted(deduplicated(kept), key=lambda run: -(run.score or 0.0))
-        return SearchBookResult(
+        result = SearchBookResult(
             book_id=params.book_id,
             reader=reader,
             user_pos=saved.sid,
@@ -220,3 +221,9 @@ class BookService:
             - sum(len(run.sentences) for run in kept),
             message=None if merged else "Nothing read so far matches this query.",
         )
+        if not params.explain or search.last is None:
+            return result
+        from scoperag.server.profiles.books.explain import explain_book_search
+
+        flt, pos = search.qdrant_filter, saved.sid
+        return explain_book_search(result, search.last, flt, hits, kept, pos)

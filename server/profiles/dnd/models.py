@@ -27,7 +27,8 @@ from scoperag.core.contracts.dnd import (
     parse_challenge_rating,
 )
 from scoperag.core.filters.fields import FilterableField
-from scoperag.core.filters.params import FilePaths, Query, StrictParams
+from scoperag.core.filters.params import Explain, FilePaths, Query, StrictParams
+from scoperag.retrievers.explain import HitExplanation, ResultExplanation
 from scoperag.server.mcp.ingest_calls import BELOW_ALLOWED
 from scoperag.server.mcp.ingest_reports import FILES_DESCRIPTION
 
@@ -35,6 +36,7 @@ from scoperag.server.mcp.ingest_reports import FILES_DESCRIPTION
 class SearchParams(StrictParams):
     query: Query = Field(description="What to look for: a name or a description.")
     limit: int = Field(default=10, ge=1, le=100, description="How many results at most.")
+    explain: Explain = False
 
 
 class LookupParams(StrictParams):
@@ -47,6 +49,7 @@ class LookupParams(StrictParams):
         ),
     )
     limit: int = Field(default=20, ge=1, le=100, description="How many results at most.")
+    explain: Explain = False
 
     @field_validator("school", "type", mode="before", check_fields=False)
     @classmethod
@@ -76,6 +79,7 @@ class DndHit(DndItemPayload):
     similarity: float | None = Field(
         default=None, description="The name's similarity to the query, 0 to 1 (by name only)."
     )
+    explain: HitExplanation = None
 
     @model_serializer(mode="wrap")
     # no return annotation: with one, pydantic would publish that type as the hit's schema
@@ -102,6 +106,7 @@ class DndResult(BaseModel):
     results: list[DndHit]
     total: int = Field(description="How many items match in all (results stop at `limit`).")
     message: str | None = None
+    explain: ResultExplanation = None
 
 
 class DocumentSummary(BaseModel):

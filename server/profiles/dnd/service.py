@@ -22,6 +22,7 @@ from scoperag.retrievers.name_match import NameMatch
 from scoperag.retrievers.name_search import NameSearch
 from scoperag.retrievers.searches import HybridSearch, TextQuery
 from scoperag.server.mcp.ingest_reports import file_entries
+from scoperag.server.profiles.dnd.explain import explain_lookup, explain_search
 from scoperag.server.profiles.dnd.models import (
     DndHit,
     DndResult,
@@ -41,6 +42,7 @@ EMPTY_HINT = (
     "(such as data/v1/wotc-srd), or call the ingest_dnd tool."
 )
 _MANY = 10_000  # facet limit for "every value" (documents, kinds, sub-types)
+_BY_NAME = models.OrderBy(key="name_order")
 
 
 def _equals(key: str, value: Any) -> models.FieldCondition:
@@ -108,21 +110,20 @@ class DndService:
             return DndResult(results=[], total=0, message=reason)
         backend = self.runtime.backend
         flt = build_filter(lookup.fields, values, extra=[_equals("kind", lookup.kind)])
+        limit, matches = values["limit"], None
         if values["name"]:
-            names = self._names(flt, values["limit"])
-            found = names.find(values["name"], enough=values["limit"])
+            names = self._names(flt, limit)
+            found = names.find(values["name"], enough=limit)
             how = {match.name: match for match in found.matches}
             results = [
                 _hit(record.payload, score, how[record.payload["name"]])
                 for record, score in names.matched_records(found.matches)
             ]
-            total = names.total(found)
+            total, matches = names.total(found), found.matches
         else:
-            records = backend.scroll(
-                COLLECTION, flt, values["limit"], order_by=models.OrderBy(key="name_order")
-            )
+            records = backend.scroll(COLLECTION, flt, limit, order_by=_BY_NAME)
             results = [_hit(record.payload) for record in records]
-            short = len(records) < values["limit"]  # then these are all: nothing to count
+            short = len(records) < limit  # then these are all: nothing to count
             total = len(records) if short else backend.count(COLLECTION, flt)
         if not results:
             notes = self._unknown_values(lookup, values)
@@ -131,7 +132,29 @@ class DndService:
             message = f"Showing {len(results)} of {total}; narrow the filters or raise 'limit'."
         else:
             message = None
-        return DndResult(results=results, total=total, message=message)
+        result = DndResult(results=results, total=total, message=message)
+        if values["explain"]:
+            left = self._left_out(flt, limit, matches, {hit.name for hit in results}, total)
+            result.explain = explain_lookup(results, flt, limit, matches, *left)
+        return result
+
+    def _left_out(
+        self,
+        flt: models.Filter | None,
+        limit: int,
+        matches: list[NameMatch] | None,
+        shown: set[str],
+        total: int,
+    ) -> tuple[list[tuple[Any, float | None]], int]:
+        """What a lookup's limit left out, and how many: the names not shown (a name search),
+        else the next points in alphabetical order (their ids; the first 20 read)."""
+        if matches is not None:
+            left = [(match.name, match.score) for match in matches if match.name not in shown]
+            return left, len(left)
+        if total <= limit:
+            return [], 0
+        after = self.runtime.backend.scroll(COLLECTION, flt, 20, offset=limit, order_by=_BY_NAME)
+        return [(record.id, None) for record in after], total - limit
 
     def _names(self, flt: models.Filter | None, limit: int) -> NameSearch:
         """Names under `flt`; a name in several documents in the configured document order."""
@@ -148,22 +171,31 @@ class DndService:
         flt = build_filter([DOCUMENTS], values)
         limit = values["limit"]
         query = values["query"]
-        hybrid = HybridSearch(backend, self.runtime.embedder, COLLECTION, flt, limit)
+        explain = values["explain"]
+        hybrid = HybridSearch(
+            backend, self.runtime.embedder, COLLECTION, flt, limit, explain=explain
+        )
         names = self._names(flt, limit)
-        found = names.matched_records(names.find(query, limit).matches)
+        matches = names.find(query, limit).matches
+        found = names.matched_records(matches)
         fused = reciprocal_rank_fusion(
             [
                 [Ranked(p.id, p.score, p.payload) for p in hybrid.points(TextQuery(query))],
                 [Ranked(record.id, score, record.payload) for record, score in found],
             ],
-            limit,
+            len(found) + limit if explain else limit,  # explain: every item, to say what was cut
         )
-        results = [_hit(hit.item, hit.score) for hit in fused]
-        return DndResult(
+        results = [_hit(hit.item, hit.score) for hit in fused[:limit]]
+        result = DndResult(
             results=results,
             total=len(results),
             message=None if results else "Nothing matches in these documents.",
         )
+        if explain and hybrid.last is not None:
+            how = {match.name: match for match in matches}
+            by_id = {record.id: how.get(record.payload["name"]) for record, _ in found}
+            result.explain = explain_search(results, fused, limit, hybrid.last, flt, by_id)
+        return result
 
     def list_documents(self, _params: BaseModel) -> DocumentList:
         backend = self.runtime.backend

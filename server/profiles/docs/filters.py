@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, create_model
 from scoperag.core.contracts.docs import DOCS_FILTERS, SCOPES, TimestampError, parse_rfc3339
 from scoperag.core.errors import InvalidParameterError, as_json
 from scoperag.core.filters.fields import FieldType, FilterableField, build_filter
-from scoperag.core.filters.params import Query, RawName, StrictParams
+from scoperag.core.filters.params import Explain, Query, RawName, StrictParams
 
 FILTER_CONTRACT = "docs_search_filters/v1"
 DEFAULT_STATUS = "active"
@@ -74,6 +74,7 @@ class SearchParameters(StrictParams):
 
     query: Query = Field(description="What to look for, in natural language.")
     top_k: int = Field(default=10, ge=1, le=100, description="How many chunks to return at most.")
+    explain: Explain = False
 
 
 _DocsSearchWire = create_model(

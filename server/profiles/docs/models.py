@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from scoperag.core.contracts.docs import DocChunkPayload
 from scoperag.core.filters.params import FilePath, StrictParams
+from scoperag.retrievers.explain import HitExplanation, ResultExplanation
 from scoperag.server.mcp.ingest_calls import BELOW_ALLOWED
 from scoperag.server.profiles.docs.filters import FILTER_CONTRACT, DocsSearchFilters
 
@@ -27,6 +28,7 @@ class DocsHit(DocChunkPayload):
         "collection without keyword vectors, the cosine similarity)."
     )
     similarity: float = Field(description="Cosine similarity of the chunk to the query.")
+    explain: HitExplanation = None
 
 
 class DocsSearchResult(BaseModel):
@@ -34,6 +36,7 @@ class DocsSearchResult(BaseModel):
     filters: DocsSearchFilters = Field(description="The filters applied, status defaulted.")
     hits: list[DocsHit]
     message: str | None = None
+    explain: ResultExplanation = None
 
 
 class IngestDocsParams(StrictParams):

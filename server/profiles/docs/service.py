@@ -8,6 +8,7 @@ from scoperag.core.contracts.docs import COLLECTION, DOCS_FILTERS, DocChunkPaylo
 from scoperag.core.engine.backend import order_score
 from scoperag.core.engine.index_status import refuse_unindexed
 from scoperag.core.engine.node_payload import stored_text_and_metadata
+from scoperag.retrievers.explain import explained
 from scoperag.retrievers.searches import HybridSearch, TextQuery
 from scoperag.server.mcp.unknown_values import unknown_value_notes
 from scoperag.server.profiles.docs.filters import DocsSearchFilters, DocsSearchRequest
@@ -47,8 +48,9 @@ class DocsService:
         filters = request.filters()
         backend = self.runtime.backend
         refuse_unindexed(backend, COLLECTION, DOCS_FILTERS)  # a Qdrant server's only
+        flt = filters.qdrant_filter()
         search = HybridSearch(
-            backend, self.runtime.embedder, COLLECTION, filters.qdrant_filter(), request.top_k
+            backend, self.runtime.embedder, COLLECTION, flt, request.top_k, explain=request.explain
         )
         found = search.search(TextQuery(request.query))
         if not found.exists:
@@ -57,4 +59,5 @@ class DocsService:
         notes = [] if hits else ["No document matches these filters.", *_unknown(backend, filters)]
         notes.append(search.keyword_hint())
         message = " ".join(note for note in notes if note) or None
-        return DocsSearchResult(filters=filters, hits=hits, message=message)
+        result = DocsSearchResult(filters=filters, hits=hits, message=message)
+        return explained(result, result.hits, found, flt) if request.explain else result

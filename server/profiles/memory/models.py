@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from scoperag.core.filters.params import (
     MAX_METADATA_BYTES,
+    Explain,
     FilePath,
     Metadata,
     Name,
@@ -17,6 +18,7 @@ from scoperag.core.filters.params import (
     StrictParams,
     Text,
 )
+from scoperag.retrievers.explain import HitExplanation, ResultExplanation
 from scoperag.server.mcp.ingest_calls import BELOW_ALLOWED
 from scoperag.server.profiles.memory.toon_output import PageFigures
 
@@ -78,6 +80,7 @@ class SearchParams(StrictParams):
         default=False, description="Also versions an update or a merge replaced."
     )
     include_expired: bool = Field(default=False, description="Also memories past expires_at.")
+    explain: Explain = False
 
 
 class MemoryRow(BaseModel):
@@ -101,6 +104,7 @@ class MemoryRow(BaseModel):
         description="Relevance, (1 + cosine similarity) / 2 in [0, 1], the scale of "
         "min_similarity (ranked only).",
     )
+    explain: HitExplanation = None
 
     @classmethod
     def of(cls, payload: dict[str, Any]) -> Self:
@@ -117,6 +121,7 @@ class SearchResult(PageFigures):
     )
     note: str | None = Field(default=None, description="Why a result is empty, what was ignored.")
     memories: list[MemoryRow]
+    explain: ResultExplanation = None
 
 
 class StoreMemoryParams(StrictParams):

@@ -26,6 +26,7 @@ from scoperag.core.contracts.memory import (
 from scoperag.core.errors import InvalidParameterError
 from scoperag.core.filters.fields import build_filter, empty_selection
 from scoperag.pipelines.memory_order import backfill_order, order_bound
+from scoperag.retrievers.explain import explained
 from scoperag.retrievers.ranked import RankedPage, ranked_page
 from scoperag.retrievers.searches import BrowseSearch, HybridSearch, TextQuery
 from scoperag.server.mcp.unknown_values import unknown_value_notes
@@ -65,7 +66,7 @@ def cosine_floor(min_similarity: float) -> float:
 if TYPE_CHECKING:
     from qdrant_client.models import ScoredPoint
 
-_SCORES = {"score", "similarity"}
+_SCORES = {"score", "similarity", "explain"}  # not from the payload
 _ROW_KEYS = [key for key in MemoryRow.model_fields if key not in _SCORES]  # a row's payload
 
 
@@ -152,7 +153,7 @@ class MemoryService:
         mode, notes = _effective_mode(params, given, query)
         ranked = bool(query) and mode != "tag"
         values = {name: value for name, value in given.items() if name in MODE_FACETS[mode]}
-        total, rows = 0, []
+        total, rows, search = 0, [], None
         if reason := _nothing_matches(values):
             notes.append(reason)
         else:
@@ -161,9 +162,17 @@ class MemoryService:
             flt = build_filter(fields, values, shown)
             offset = (params.page - 1) * params.page_size
             if ranked:
-                total, rows, more = self._ranked(
-                    query, flt, params.min_similarity, offset, params.page_size
+                search = HybridSearch(
+                    self.runtime.backend,
+                    self.runtime.embedder,
+                    COLLECTION,
+                    flt,
+                    params.page_size,
+                    offset,
+                    with_payload=_ROW_KEYS,
+                    explain=params.explain,
                 )
+                total, rows, more = self._ranked(search, query, params.min_similarity)
                 notes += more
             elif self.runtime.backend.collection_exists(COLLECTION):
                 total, rows = self._newest(flt, values.get("end_date"), offset, params.page_size)
@@ -174,22 +183,21 @@ class MemoryService:
             if not total:  # a tag or type nothing has says so (asked only of an empty result)
                 given_keys = {name: (name, values.get(name)) for name in ("tags", "memory_type")}
                 notes += unknown_value_notes(self.runtime.backend, COLLECTION, given_keys)
-        return SearchResult(
+        result = SearchResult(
             **PageFigures.of(params.page, params.page_size, total).model_dump(),
             mode=mode,
             order="relevance" if ranked else "newest",
             note="; ".join(notes) or None,
             memories=rows,
         )
+        if params.explain and search is not None and search.last is not None:
+            return explained(result, rows, search.last, search.qdrant_filter, search.offset)
+        return result
 
     def _ranked(
-        self, query: str, flt: Any, min_similarity: float, offset: int, size: int
+        self, search: HybridSearch, query: str, min_similarity: float
     ) -> tuple[int, list[MemoryRow], list[str]]:
         """A page ranked by meaning and keywords above the floor, and notes on what it hid."""
-        runtime = self.runtime
-        search = HybridSearch(
-            runtime.backend, runtime.embedder, COLLECTION, flt, size, offset, with_payload=_ROW_KEYS
-        )
         page = ranked_page(search, TextQuery(query), cosine_floor(min_similarity), MAX_RANKED)
         if not page.exists:
             return 0, [], [EMPTY_HINT]

@@ -7,13 +7,23 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from scoperag.core.filters.params import FilePaths, Metadata, Name, Query, StrictParams, Text
+from scoperag.core.filters.params import (
+    Explain,
+    FilePaths,
+    Metadata,
+    Name,
+    Query,
+    StrictParams,
+    Text,
+)
+from scoperag.retrievers.explain import HitExplanation, ResultExplanation
 from scoperag.server.mcp.ingest_reports import FILES_DESCRIPTION
 
 
 class FindParams(StrictParams):
     query: Query = Field(description="What to look for, in natural language.")
     limit: int = Field(default=10, ge=1, le=100, description="How many hits to return at most.")
+    explain: Explain = False
 
 
 class PageHit(BaseModel):
@@ -28,11 +38,13 @@ class PageHit(BaseModel):
     page_label: str | None = None
     source: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict, description="Other payload fields.")
+    explain: HitExplanation = None
 
 
 class FindResult(BaseModel):
     hits: list[PageHit]
     message: str | None = None
+    explain: ResultExplanation = None
 
 
 class StoreParams(StrictParams):

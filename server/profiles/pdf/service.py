@@ -15,6 +15,7 @@ from scoperag.core.engine.generations import GENERATION_KEY
 from scoperag.core.engine.node_payload import stored_text_and_metadata
 from scoperag.core.filters.fields import FilterableField, build_filter, empty_selection
 from scoperag.pipelines.page_labels import label_runs
+from scoperag.retrievers.explain import explained
 from scoperag.retrievers.searches import HybridSearch, TextQuery
 from scoperag.server.mcp.ingest_reports import file_entries
 from scoperag.server.mcp.unknown_values import unknown_value_notes
@@ -66,12 +67,14 @@ class PdfService:
         values = params.model_dump()
         if reason := empty_selection(self.fields, values):
             return FindResult(hits=[], message=reason)
+        flt = build_filter(self.fields, values)
         search = HybridSearch(
             self.runtime.backend,
             self.runtime.embedder,
             self.collection,
-            build_filter(self.fields, values),
+            flt,
             top_k=values["limit"],
+            explain=values["explain"],
         )
         found = search.search(TextQuery(values["query"]))  # the one engine call
         if not found.exists:
@@ -79,7 +82,9 @@ class PdfService:
         hits = [_hit(point) for point in found.hits]
         notes = [] if hits else ["No page matches these filters.", *self._unknown(values)]
         notes.append(search.keyword_hint())
-        return FindResult(hits=hits, message=" ".join(note for note in notes if note) or None)
+        message = " ".join(note for note in notes if note) or None
+        result = FindResult(hits=hits, message=message)
+        return explained(result, result.hits, found, flt) if values["explain"] else result
 
     def _unknown(self, values: dict[str, Any]) -> list[str]:
         """Notes on a document_id no page has (asked only when nothing matched)."""

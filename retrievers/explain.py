@@ -1,0 +1,203 @@
+"""Why each hit is where it is: the engine's figures for a search's hits and what was dropped.
+
+A search run with `explain` gets from the engine each ranking alone, under the same filter
+(`SearchResult.branches`); these models say, for a hit, its dense and BM25 score and rank,
+its fused score and rank, and, for the result, the filter as applied, the candidates each
+branch returned and the candidates the floor, the spoiler gate, de-duplication or the limit
+dropped. Nothing here re-scores anything: every figure is one the engine returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:  # the models are read when the tools are listed, before any engine is opened
+    from qdrant_client import models
+
+    from scoperag.core.engine.search_request import BranchHit, SearchResult
+
+SHOWN_DROPS = 20  # the dropped candidates listed; `dropped_total` counts them all
+Method = Literal["dbsf", "rrf", "dense", "name", "name_order"]
+Stage = Literal["floor", "gate", "dedup", "limit"]
+Result = TypeVar("Result", bound=BaseModel)
+
+
+def _absent_if_none(value: object) -> bool:
+    return value is None
+
+
+class ScoreRank(BaseModel):
+    score: float = Field(description="The score in this ranking.")
+    rank: int = Field(description="1-based rank in this ranking.")
+
+
+class FusedFigures(BaseModel):
+    score: float | None = Field(default=None, description="What the hits are ordered by.")
+    rank: int = Field(description="1-based rank among the results (the hits' order).")
+    method: Method = Field(
+        description="dbsf: the engine's fusion of dense and BM25; rrf: reciprocal rank fusion "
+        "of the search and the name match; dense: cosine alone; name: the name match; "
+        "name_order: alphabetical (no query)."
+    )
+
+
+class NameMatchFigures(BaseModel):
+    kind: Literal["exact", "prefix", "fuzzy"] = Field(
+        description="exact: the whole name; prefix: a name containing the query; fuzzy: a close "
+        "spelling."
+    )
+    score: float = Field(description="The name's similarity to the query, 0 to 1.")
+
+
+class HitExplain(BaseModel):
+    """Where one hit stood in each ranking (null: that ranking did not return it)."""
+
+    dense: ScoreRank | None = Field(
+        default=None, description="Cosine and rank in the dense-only search."
+    )
+    bm25: ScoreRank | None = Field(
+        default=None, description="Score and rank in the BM25-only search."
+    )
+    fused: FusedFigures
+    similarity: float | None = Field(
+        default=None, description="The cosine the similarity floor compared."
+    )
+    name_match: NameMatchFigures | None = Field(default=None, exclude_if=_absent_if_none)
+
+
+class Dropped(BaseModel):
+    stage: Stage
+    id: int | str = Field(description="The point's id (a name lookup: the name).")
+    reason: str
+    score: float | None = Field(default=None, description="Its score at that stage.")
+
+
+class Candidates(BaseModel):
+    dense: int = Field(description="Candidates the dense branch returned.")
+    bm25: int | None = Field(
+        default=None, description="Candidates the BM25 branch returned; null: none ran."
+    )
+
+
+class ResultExplain(BaseModel):
+    """The filter as applied, the branches' depth and yield, and what was dropped after."""
+
+    filter: dict[str, Any] | None = Field(
+        default=None, description="qdrant-client's Filter as JSON, as applied."
+    )
+    prefetch_limit: int = Field(description="How deep each branch ranked.")
+    candidates: Candidates
+    dropped: list[Dropped] = Field(description=f"The first {SHOWN_DROPS} dropped candidates.")
+    dropped_total: int
+
+
+def filter_json(flt: models.Filter | None) -> dict[str, Any] | None:
+    return None if flt is None else flt.model_dump(mode="json", exclude_none=True)
+
+
+def _ranks(ranking: list[BranchHit] | None) -> dict[Hashable, ScoreRank]:
+    return {hit.id: ScoreRank(score=hit.score, rank=n) for n, hit in enumerate(ranking or [], 1)}
+
+
+class Explainer:
+    """The explain figures of one search from its result (run with `explain`)."""
+
+    def __init__(self, found: SearchResult, flt: models.Filter | None) -> None:
+        from scoperag.core.engine.search_request import Branches
+
+        self.branches = found.branches or Branches(prefetch_limit=0, floor=None, dense=[])
+        self.filter = flt
+        self.dense = _ranks(self.branches.dense)
+        self.bm25 = _ranks(self.branches.bm25) if self.branches.bm25 is not None else None
+        self.fused = _ranks(self.branches.fused) if self.branches.fused is not None else None
+        self.drops: list[Dropped] = []
+
+    @property
+    def method(self) -> Method:
+        return "dense" if self.fused is None else "dbsf"
+
+    def branch_figures(self, point_id: Hashable) -> dict[str, Any]:
+        """The hit's dense and BM25 figures, and the cosine the floor compared."""
+        dense = self.dense.get(point_id)
+        bm25 = None if self.bm25 is None else self.bm25.get(point_id)
+        return {"dense": dense, "bm25": bm25, "similarity": dense.score if dense else None}
+
+    def hit(self, point: models.ScoredPoint, rank: int) -> HitExplain:
+        """A hit of this search at `rank` (1-based) among the results."""
+        fused = FusedFigures(
+            score=point.order_value if point.order_value is not None else point.score,
+            rank=rank,
+            method=self.method,
+        )
+        figures = self.branch_figures(point.id)
+        figures["similarity"] = point.score
+        return HitExplain(fused=fused, **figures)
+
+    def candidates(self) -> Candidates:
+        floor = self.branches.floor
+        above = [hit for hit in self.branches.dense if floor is None or hit.score >= floor]
+        bm25 = self.branches.bm25
+        return Candidates(dense=len(above), bm25=None if bm25 is None else len(bm25))
+
+    def engine_drops(self, shown: set[Hashable]) -> None:
+        """Drops by the floor (dense candidates below it) and by the limit (candidates ranked
+        after the last shown one, by the fusion or else by cosine)."""
+        floor = self.branches.floor
+        for n, hit in enumerate(self.branches.dense, 1):
+            if floor is not None and hit.score < floor:
+                reason = f"cosine {hit.score:.4f} below the floor {floor:.4f} (dense rank {n})"
+                self.drops.append(Dropped(stage="floor", id=hit.id, reason=reason, score=hit.score))
+        kept = self.branches.fused
+        if kept is None:
+            kept = [hit for hit in self.branches.dense if floor is None or hit.score >= floor]
+        ranking: list[tuple[Hashable, float | None]] = [(hit.id, hit.score) for hit in kept]
+        self.past_limit(ranking, shown, self.method)
+
+    def past_limit(
+        self, ranking: list[tuple[Hashable, float | None]], shown: set[Hashable], what: str
+    ) -> None:
+        """Each of `ranking` ranked after the last shown one: dropped by the limit."""
+        last = max((n for n, (key, _) in enumerate(ranking) if key in shown), default=-1)
+        for n, (key, score) in enumerate(ranking[last + 1 :], last + 2):
+            reason = f"{what} rank {n}, past the last result"
+            self.drops.append(Dropped(stage="limit", id=key, reason=reason, score=score))  # type: ignore[arg-type]
+
+    def result(self) -> ResultExplain:
+        return ResultExplain(
+            filter=filter_json(self.filter),
+            prefetch_limit=self.branches.prefetch_limit,
+            candidates=self.candidates(),
+            dropped=self.drops[:SHOWN_DROPS],
+            dropped_total=len(self.drops),
+        )
+
+
+# A result model's fields: absent from its output unless the search ran with `explain`.
+HitExplanation = Annotated[
+    HitExplain | None,
+    Field(exclude_if=_absent_if_none, description="With explain: why this hit is here."),
+]
+ResultExplanation = Annotated[
+    ResultExplain | None,
+    Field(exclude_if=_absent_if_none, description="With explain: the filter and the drops."),
+]
+
+
+def explained(
+    result: Result,
+    hits: Sequence[Any],
+    found: SearchResult,
+    flt: models.Filter | None,
+    offset: int = 0,
+) -> Result:
+    """`result` whose `hits` (made from `found.hits`, in order, after `offset` others) and
+    itself carry `explain`."""
+    why = Explainer(found, flt)
+    for rank, (hit, point) in enumerate(zip(hits, found.hits, strict=True), offset + 1):
+        hit.explain = why.hit(point, rank)
+    why.engine_drops({point.id for point in found.hits})
+    result.explain = why.result()  # type: ignore[attr-defined]
+    return result
