@@ -64,6 +64,10 @@ class Profile:
     hashes: tuple[str, str] | None = None
     # its object's class in the Python API, `module:Class` (None: its tools as methods)
     python_api: str | None = None
+    # where a hit came from in `scoperag search`'s listing: a format string over the hit's
+    # fields and its result's (a list shown comma-separated, a missing value as "-"); None:
+    # the hit's short fields
+    source: str | None = None
 
     def collection(self, settings: Settings) -> str:
         """The collection the profile writes, under `settings`."""

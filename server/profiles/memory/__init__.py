@@ -17,6 +17,7 @@ PROFILE = Profile(
     },
     retriever=SearchTool("search", "page_size"),
     hashes=("content_hash", "content"),
+    source="memory {content_hash:.12} · {memory_type} · tags {tags} · {created_at:.10}",
     sample=Sample("memories.json", "scoperag ingest memory {path}"),
     groups={"tags": "tags", "types": "memory_type"},
     deletes={
