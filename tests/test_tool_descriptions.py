@@ -30,9 +30,7 @@ def _description(store: Store, tool: str) -> str:
 
 
 def test_qdrant_find_hits_say_which_document_and_page(store: Store) -> None:
-    assert "Each hit says which document and page it is from" in _description(
-        store, "qdrant-find"
-    )
+    assert "Each hit says which document and page it is from" in _description(store, "qdrant-find")
     hits = store.pdf.find("Potato", limit=5).hits
     assert hits and all(hit.document_id and hit.page_label is not None for hit in hits)
 
