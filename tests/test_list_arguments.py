@@ -5,12 +5,16 @@ commas) is refused with an error that says why. Over FastMCP's real in-process c
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
 from fastmcp.exceptions import ToolError
 
 from scoperag.core.contracts.memory import normalise_tags
@@ -83,3 +87,24 @@ def test_normalise_tags_reads_a_json_array_and_refuses_its_pieces() -> None:
     assert normalise_tags("deploy, staging") == ["deploy", "staging"]
     with pytest.raises(InvalidParameterError, match=r"this tag holds \["):
         normalise_tags('["deploy", "staging"')
+
+
+async def test_over_stdio_as_a_launched_server_gets_them(tmp_path: Path) -> None:
+    """The real `scoperag serve` over stdio, as the MCP Inspector reaches it."""
+    script = shutil.which("scoperag", path=str(Path(sys.executable).parent))
+    assert script, "the scoperag console script is not installed"
+    env = {**os.environ, "SCOPERAG_DATA_DIR": str(tmp_path), "SCOPERAG_PROFILES": "memory"}
+    transport = StdioTransport(command=script, args=["serve"], env=env, keep_alive=False)
+    async with Client(transport) as client:
+        stored = await client.call_tool(
+            "store_memory", {"content": "Deploys on Thursdays.", "tags": '["deploy","staging"]'}
+        )
+        assert stored.structured_content["stored"] is True
+        found = await client.call_tool("search", {"mode": "tag", "tags": '["staging"]'})
+        assert [row["tags"] for row in found.structured_content["memories"]] == [
+            ["deploy", "staging"]
+        ]
+        refused = await client.call_tool(
+            "store_memory", {"content": "x", "tags": '["a","b"'}, raise_on_error=False
+        )
+        assert refused.is_error and "piece of a JSON array" in refused.content[0].text
