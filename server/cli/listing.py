@@ -39,7 +39,10 @@ class _SourceFormatter(string.Formatter):
 
     def format_field(self, value: Any, format_spec: str) -> str:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return format(value, format_spec)
+            try:
+                return format(value, format_spec)
+            except ValueError:  # a text spec (`.10`) on a number: the number as text
+                pass
         return format(_shown(value), format_spec)
 
 
@@ -87,7 +90,8 @@ def render_hits(profile: str, result: dict[str, Any], width: int) -> str:
         fields = {**context, **hit_payload(hit)}
         head = f"{rank}. {_score(hit)}  {source_line(template, fields)}".rstrip()
         text = next((fields[key] for key in TEXT_KEYS if isinstance(fields.get(key), str)), "")
-        blocks.append("\n".join([head, *_wrapped(text, width)]))
+        heads = textwrap.wrap(head, max(20, width), subsequent_indent=INDENT) or [head]
+        blocks.append("\n".join([*heads, *_wrapped(text, width)]))
     if not blocks:
         blocks.append("no hits")
     notes = [textwrap.fill(str(result[key]), width) for key in NOTE_KEYS if result.get(key)]
