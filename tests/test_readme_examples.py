@@ -1,7 +1,8 @@
 """The README's and docs' command-line examples run on the bundled samples and show what the text
 around them says: every `scoperag search`, `scoperag call` and `scoperag eval` line of a bash
 block (lines with placeholders such as PROFILE or QUERY are syntax, not examples), and the
-README's question line scores hit@5 1.000 as it claims. (docs/python.md's examples are run by
+README's question line scores hit@5 1.000 as it claims; the plain-LlamaIndex examples of
+docs/books.md and docs/engine.md run and give what they say. (docs/python.md's examples are run by
 tests/test_docs_python.py.)"""
 
 from __future__ import annotations
@@ -95,3 +96,37 @@ def test_the_readme_question_scores_what_it_claims(env: dict[str, str], tmp_path
     assert done.returncode == 0, done.stderr
     assert "qdrant-find" in done.stdout and "hit@5 1.000" in done.stdout
     assert "not in the store" not in done.stdout and "not scored" not in done.stdout
+
+
+# run after each page's blocks: what the example's text says it gives
+CHECKS = {
+    "books.md": (
+        "from llama_index.core import QueryBundle\n"
+        "passages = engine.retrieve(QueryBundle('Who is Mr. Bingley?'))\n"
+        "assert passages and all(n.node.metadata['pos_start'] <= 120 for n in passages)\n"
+    ),
+    "engine.md": (
+        "hits = retriever.retrieve('encrypt a file')\n"
+        "assert hits and {n.node.metadata['document_id'] for n in hits} == {'qpdf-manual-5.1.3'}\n"
+    ),
+}
+# an LLM that answers offline: the examples build query engines, which resolve one
+PRELUDE = (
+    "from llama_index.core import Settings as LlamaSettings\n"
+    "from llama_index.core.llms import MockLLM\n"
+    "LlamaSettings.llm = MockLLM()\n"
+)
+
+
+@pytest.mark.parametrize("page", sorted(CHECKS))
+def test_the_llamaindex_examples_run(env: dict[str, str], tmp_path: Path, page: str) -> None:
+    """The plain-LlamaIndex examples of docs/books.md and docs/engine.md, on the samples."""
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
+    assert blocks
+    script = tmp_path / "example.py"
+    script.write_text(PRELUDE + "\n".join(blocks) + CHECKS[page], encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
