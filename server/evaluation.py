@@ -23,6 +23,8 @@ from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.server.python_api.retrieval import hit_list, hit_payload
 
 Call = Callable[[str, dict[str, Any]], Any]  # a tool call: its name and its arguments
+# how a tool's refusal of its arguments begins (`describe_validation_error`)
+_ARGUMENT_ERRORS = ("Invalid value for", "Missing required argument", "Unknown parameter")
 
 
 class StoredValues(Protocol):
@@ -208,7 +210,9 @@ def evaluate(call: Call, path: Path, k: int = 5, stored: StoredValues | None = N
         try:
             result = call(question.tool, question.arguments)
         except ScoperagError as exc:
-            problems.append(LineProblem(line=line, field="arguments", message=str(exc)))
+            message = f"{question.tool}: {exc}"
+            field = "arguments" if str(exc).startswith(_ARGUMENT_ERRORS) else "tool"
+            problems.append(LineProblem(line=line, field=field, message=message))
             continue
         scores.append(score(line, question, result, k))
     by_tool: dict[str, list[QuestionScore]] = {}

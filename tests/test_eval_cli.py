@@ -117,6 +117,7 @@ def test_a_bad_line_is_reported_with_its_field_and_the_others_run(
             {"tool": "qdrant-find", "arguments": {"query": "x", "limit": 0}, "relevant": []}
         ),
         json.dumps({"tool": "qdrant-find", "arguments": {"query": "x"}, "relevant": "p. 5"}),
+        json.dumps({"tool": "qdrant_find", "arguments": {"query": "x"}, "relevant": []}),
     ]
     path = tmp_path / "q.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -124,8 +125,9 @@ def test_a_bad_line_is_reported_with_its_field_and_the_others_run(
     assert [item.line for item in report.scores] == [1]
     assert report.overall.hit_rate == 1.0
     problems = [(p.line, p.field) for p in report.problems]
-    assert problems == [(2, "tool"), (3, "json"), (4, "arguments"), (5, "relevant")]
-    assert "Invalid value for 'limit'" in report.problems[2].message
+    assert problems == [(2, "tool"), (3, "json"), (4, "arguments"), (5, "relevant"), (6, "tool")]
+    assert "did you mean 'qdrant-find'?" in report.problems[4].message
+    assert "qdrant-find: Invalid value for 'limit'" in report.problems[2].message
     path.write_text("\n", encoding="utf-8")
     with pytest.raises(ScoperagError, match="no questions"):
         store.evaluate(path)
