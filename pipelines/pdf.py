@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,24 @@ from scoperag.pipelines.store import EmbedNodes, replace_source
 
 FileProgress = Callable[[int, int, str], None]
 _EMBEDDED_KEYS = {"title"}  # the only metadata that goes into the vector with the text
+_HEADER = b"%PDF"  # what a PDF file holds in its first kilobyte (PDF 32000-1, 7.5.2)
+_LOG = logging.getLogger(__name__)
+
+
+class _ParserToDebug(logging.Handler):
+    """pypdf's warnings (a file it repaired, or could not read) as scoperag's debug log: the
+    ingestion's report says in words what is wrong, and the terminal gets no parser noise."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        _LOG.debug("pypdf: %s", record.getMessage())
+
+
+def _quiet_parser() -> None:
+    """Route the `pypdf` logger's records to `_ParserToDebug` (once per process)."""
+    parser = logging.getLogger("pypdf")
+    if not any(isinstance(handler, _ParserToDebug) for handler in parser.handlers):
+        parser.addHandler(_ParserToDebug())
+        parser.propagate = False
 
 
 class PdfRejectedError(Exception):
@@ -62,8 +81,15 @@ class FileReport:
 def read_pdf(path: Path, document_id: str | None = None) -> PdfPages:
     """Text and label of every page; raises `PdfRejectedError` for unreadable files and files
     over the byte or page cap (checked before any text is read)."""
+    _quiet_parser()
     try:
         with open_source(path) as file:
+            head = file.read(1024)
+            if not head:
+                raise PdfRejectedError("it is empty (0 bytes)")
+            if _HEADER not in head:
+                raise PdfRejectedError(f"not a PDF: it does not start with {_HEADER.decode()}")
+            file.seek(0)
             reader = PdfReader(file)
             if reader.is_encrypted and not reader.decrypt(""):
                 raise PdfRejectedError("it is encrypted with a password; decrypt it first")

@@ -121,9 +121,10 @@ class Store:
 
     def evaluate(self, questions: str | os.PathLike[str], k: int = 5) -> EvalReport:
         """Score the questions of a JSONL file (as `scoperag eval`): hit@k, recall@k, MRR."""
+        from scoperag.server.eval_output import StoreContents
         from scoperag.server.evaluation import evaluate
 
-        return evaluate(self._session.call, Path(questions), k)
+        return evaluate(self._session.call, Path(questions), k, StoreContents(self.runtime))
 
     def export(
         self,

@@ -5,14 +5,17 @@ a relevant hit has (`{"tool": "qdrant-find", "arguments": {"query": "...", "docu
 "relevant": [{"physical_page_index": 5}]}`). A hit is relevant to an entry when it has every
 key of the entry with that value (or, for a list such as `tags`, among its values). A question
 with `"relevant": []` expects nothing: it counts as a false positive when anything is found.
-The scores are LlamaIndex's retrieval metrics over the first k hits.
+The scores are LlamaIndex's retrieval metrics over the first k hits. A line that is not a
+question, or whose tool refuses its arguments, is reported with its number and field, and the
+other lines still run.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -20,6 +23,18 @@ from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.server.python_api.retrieval import hit_list, hit_payload
 
 Call = Callable[[str, dict[str, Any]], Any]  # a tool call: its name and its arguments
+# how a tool's refusal of its arguments begins (`describe_validation_error`)
+_ARGUMENT_ERRORS = ("Invalid value for", "Missing required argument", "Unknown parameter")
+
+
+class StoredValues(Protocol):
+    """What the store behind the tools holds (None: the tool's profile is not known)."""
+
+    def values(self, tool: str) -> dict[str, set[str]] | None:
+        """Payload key -> the values stored, for the keys a store lists (documents, tags)."""
+
+    def holds(self, tool: str, entry: dict[str, Any]) -> bool | None:
+        """Some stored item has every value of `entry`."""
 
 
 class Question(BaseModel, extra="forbid"):
@@ -44,6 +59,26 @@ class QuestionScore(BaseModel):
     sentences_past_position: int | None = Field(
         default=None, description="search_book: sentences returned past the reader's position."
     )
+    # kept for the TREC run and qrels files (`eval_output`), not shown in the report
+    ranked: list[dict[str, Any]] = Field(default_factory=list, exclude=True)
+    entries: list[dict[str, Any]] = Field(default_factory=list, exclude=True)
+
+
+class LineProblem(BaseModel):
+    """A line left out of the scores: what is wrong with it."""
+
+    line: int
+    field: str = Field(description="The field at fault: tool, arguments, relevant, id, json.")
+    message: str
+
+
+class MissingValue(BaseModel):
+    """A value the questions name (a document, a book, a tag) that the store does not hold."""
+
+    key: str = Field(description="The payload key, e.g. document_id; '' for a whole entry.")
+    value: str = Field(description="The value, or the relevant entry as JSON.")
+    tool: str
+    lines: list[int] = Field(description="The lines that name it.")
 
 
 class Figures(BaseModel):
@@ -63,11 +98,25 @@ class EvalReport(BaseModel):
     tools: list[Figures]
     missed: list[QuestionScore] = Field(description="Questions without a relevant hit in k.")
     scores: list[QuestionScore]
+    problems: list[LineProblem] = Field(default_factory=list, description="Lines not scored.")
+    missing: list[MissingValue] = Field(
+        default_factory=list, description="Values the questions name that the store lacks."
+    )
 
 
-def read_questions(path: Path) -> list[tuple[int, Question]]:
-    """The questions of a JSONL file with their line numbers; a bad line is an error naming it."""
-    questions = []
+def _problem(number: int, error: ValidationError) -> LineProblem:
+    """The first fault of a line that is not a question: its field and what is wrong."""
+    first = error.errors()[0]
+    if first["type"] == "json_invalid":
+        return LineProblem(line=number, field="json", message=f"not JSON: {first['msg']}")
+    field = ".".join(str(part) for part in first["loc"]) or "line"
+    return LineProblem(line=number, field=field, message=first["msg"])
+
+
+def read_questions(path: Path) -> tuple[list[tuple[int, Question]], list[LineProblem]]:
+    """The questions of a JSONL file with their line numbers, and the lines that are not
+    questions (with their field and fault)."""
+    questions, problems = [], []
     with path.open(encoding="utf-8") as lines:
         for number, line in enumerate(lines, 1):
             if not line.strip():
@@ -75,10 +124,10 @@ def read_questions(path: Path) -> list[tuple[int, Question]]:
             try:
                 questions.append((number, Question.model_validate_json(line)))
             except ValidationError as exc:
-                raise ScoperagError(f"{path}, line {number}: not a question: {exc}") from None
-    if not questions:
+                problems.append(_problem(number, exc))
+    if not questions and not problems:
         raise ScoperagError(f"{path}: no questions (one JSON object a line)")
-    return questions
+    return questions, problems
 
 
 def matches(payload: dict[str, Any], entry: dict[str, Any]) -> bool:
@@ -126,6 +175,8 @@ def score(line: int, question: Question, result: Any, k: int) -> QuestionScore:
         relevant=len(question.relevant),
         hits=len(payloads),
         sentences_past_position=_past_position(result),
+        ranked=payloads,
+        entries=question.relevant,
         **figures,
     )
 
@@ -148,16 +199,21 @@ def summarize(tool: str, scores: list[QuestionScore]) -> Figures:
     )
 
 
-def evaluate(call: Call, path: Path, k: int = 5) -> EvalReport:
-    """Ask every question of `path` with `call(tool, arguments)` and score the first k hits."""
+def evaluate(call: Call, path: Path, k: int = 5, stored: StoredValues | None = None) -> EvalReport:
+    """Ask every question of `path` with `call(tool, arguments)` and score the first k hits;
+    with `stored`, name the values the questions ask for that the store does not hold."""
     if k < 1:
         raise InvalidParameterError("k", k, "an integer of at least 1")
+    questions, problems = read_questions(path)
     scores = []
-    for line, question in read_questions(path):
+    for line, question in questions:
         try:
             result = call(question.tool, question.arguments)
         except ScoperagError as exc:
-            raise ScoperagError(f"{path}, line {line}: {question.tool}: {exc}") from None
+            message = f"{question.tool}: {exc}"
+            field = "arguments" if str(exc).startswith(_ARGUMENT_ERRORS) else "tool"
+            problems.append(LineProblem(line=line, field=field, message=message))
+            continue
         scores.append(score(line, question, result, k))
     by_tool: dict[str, list[QuestionScore]] = {}
     for item in scores:
@@ -168,4 +224,35 @@ def evaluate(call: Call, path: Path, k: int = 5) -> EvalReport:
         tools=[summarize(tool, items) for tool, items in by_tool.items()],
         missed=[s for s in scores if s.relevant and not s.hit],
         scores=scores,
+        problems=sorted(problems, key=lambda problem: problem.line),
+        missing=missing_values(questions, scores, stored) if stored else [],
     )
+
+
+def missing_values(
+    questions: list[tuple[int, Question]], scores: list[QuestionScore], stored: StoredValues
+) -> list[MissingValue]:
+    """The values of listable keys (documents, books, tags) that questions name, in their
+    arguments or relevant entries, and the store does not hold; then the relevant entries of
+    the other missed questions that no stored item has."""
+    missing: dict[tuple[str, str, str], list[int]] = {}
+    for line, question in questions:
+        held = stored.values(question.tool) or {}
+        named = [question.arguments, *question.relevant]
+        for key, values in held.items():
+            for given in named:
+                value = given.get(key)
+                for item in value if isinstance(value, list) else [value]:
+                    if item is not None and str(item) not in values:
+                        missing.setdefault((key, str(item), question.tool), []).append(line)
+    explained = {line for lines in missing.values() for line in lines}
+    missed = {s.line for s in scores if s.relevant and not s.hit} - explained
+    for line, question in questions:
+        for entry in question.relevant if line in missed else []:
+            if stored.holds(question.tool, entry) is False:
+                text = json.dumps(entry, ensure_ascii=False, sort_keys=True)
+                missing.setdefault(("", text, question.tool), []).append(line)
+    return [
+        MissingValue(key=key, value=value, tool=tool, lines=sorted(set(lines)))
+        for (key, value, tool), lines in missing.items()
+    ]

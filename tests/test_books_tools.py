@@ -69,7 +69,7 @@ async def test_schema_has_the_issue_parameters(books_runtime: Runtime) -> None:
         "set_reading_position": ["book_id", "sentence", "chapter", "quote", "reader"],
         "get_reading_position": ["book_id", "reader"],
         "list_books": [],
-        "search_book": ["book_id", "query", "top_k", "reader", "explain"],
+        "search_book": ["book_id", "query", "top_k", "reader", "order", "explain"],
     }
     assert {name: list(tools[name].input_schema.get("properties", {})) for name in expected} == (
         expected
@@ -254,6 +254,27 @@ async def test_search_passages_are_within_the_position_best_first_and_once(
         assert passage["text"] == text_of(book, first, last)  # each sentence once, none later
         assert passage["chapter"] == book.sentences[first].chapter
         previous_end = last
+
+
+async def test_search_passages_in_reading_order_when_asked(
+    books_runtime: Runtime, book: Book
+) -> None:
+    """order='reading' lists the same passages as the default (best first), by sentence id;
+    the tool's description says which order is which."""
+    reader = "reading-order"
+    await call(books_runtime, "set_reading_position", book_id="pride", chapter=2, reader=reader)
+    asked = {"book_id": "pride", "query": "Mr. Bennet visits Mr. Bingley", "reader": reader}
+    by_score = (await call(books_runtime, "search_book", **asked))["passages"]
+    in_book = (await call(books_runtime, "search_book", order="reading", **asked))["passages"]
+    assert len(in_book) > 1
+    starts = [passage["pos_start"] for passage in in_book]
+    assert starts == sorted(starts) and starts != [p["pos_start"] for p in by_score]
+    assert sorted(by_score, key=lambda p: p["pos_start"]) == in_book
+    async with Client(build_server(books_runtime)) as client:
+        tools = {tool.name: tool for tool in await client.list_tools()}
+    description = tools["search_book"].description or ""
+    assert "best score first" in description and "in reading order" not in description
+    assert "'order'" in await error(books_runtime, "search_book", order="chapter", **asked)
 
 
 async def test_top_k_and_query_are_validated(books_runtime: Runtime) -> None:

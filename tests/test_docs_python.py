@@ -29,6 +29,8 @@ def test_every_example_runs_on_the_bundled_samples(tmp_path: Path) -> None:
     )
     assert ran.returncode == 0, ran.stderr[-3000:]
     assert "qdrant-find -> Invalid value for 'limit'" in ran.stdout
+    # the evaluation example scores what its comment says
+    assert "[('qdrant-find', 1.0), ('search_book', 1.0)]" in ran.stdout
 
 
 def test_the_page_has_examples_for_every_section() -> None:

@@ -105,13 +105,31 @@ def test_search_book_counts_sentences_past_the_position(store: Store, tmp_path: 
     assert report.scores[0].hits > 0
 
 
-def test_a_bad_line_is_an_error_naming_it(store: Store, tmp_path: Path) -> None:
+def test_a_bad_line_is_reported_with_its_field_and_the_others_run(
+    store: Store, tmp_path: Path
+) -> None:
+    questions = _questions(store)[:1]
+    lines = [
+        json.dumps(questions[0]),
+        "{}",
+        "not json",
+        json.dumps(
+            {"tool": "qdrant-find", "arguments": {"query": "x", "limit": 0}, "relevant": []}
+        ),
+        json.dumps({"tool": "qdrant-find", "arguments": {"query": "x"}, "relevant": "p. 5"}),
+        json.dumps({"tool": "qdrant_find", "arguments": {"query": "x"}, "relevant": []}),
+    ]
     path = tmp_path / "q.jsonl"
-    path.write_text('{"tool": "qdrant-find", "arguments": {"query": "x"}, "relevant": []}\n{}\n')
-    with pytest.raises(ScoperagError, match="line 2"):
-        store.evaluate(path)
-    _write(path, [{"tool": "qdrant-find", "arguments": {"query": "x", "limit": 0}, "relevant": []}])
-    with pytest.raises(ScoperagError, match="line 1: qdrant-find: Invalid value for 'limit'"):
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    report = store.evaluate(path)
+    assert [item.line for item in report.scores] == [1]
+    assert report.overall.hit_rate == 1.0
+    problems = [(p.line, p.field) for p in report.problems]
+    assert problems == [(2, "tool"), (3, "json"), (4, "arguments"), (5, "relevant"), (6, "tool")]
+    assert "did you mean 'qdrant-find'?" in report.problems[4].message
+    assert "qdrant-find: Invalid value for 'limit'" in report.problems[2].message
+    path.write_text("\n", encoding="utf-8")
+    with pytest.raises(ScoperagError, match="no questions"):
         store.evaluate(path)
 
 

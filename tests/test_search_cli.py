@@ -53,11 +53,37 @@ def test_search_pdf_passes_filters_from_the_tool_schema(store: dict[str, str]) -
     assert hits and {hit["physical_page_index"] for hit in hits} == {10}
 
 
-def test_search_prints_the_result_as_readable_text(store: dict[str, str]) -> None:
+def test_search_prints_one_readable_block_per_hit(store: dict[str, str]) -> None:
+    """By default a hit is its rank, score and source on one line, then its text with its
+    newlines as newlines (never TOON's escaped `\\n`), wrapped to the terminal."""
     result = run(store, "search", "dnd", "a ball of fire", "--limit", "1")
     assert result.exit_code == 0, result.output
-    assert "name: Fireball" in result.output
-    assert not result.output.lstrip().startswith("{")
+    head, *text = result.output.splitlines()
+    assert head.startswith("1. score ") and head.endswith("wotc-srd · spell Fireball")
+    assert text[:2] == ["   Fireball", "   Spell"]
+    assert "\\n" not in result.output and not result.output.lstrip().startswith("{")
+    assert max(len(line) for line in text) <= 80  # CliRunner's terminal: 80 columns
+
+
+def test_search_says_where_each_hit_came_from(store: dict[str, str]) -> None:
+    """pdf: document and page label; memory: hash prefix, type, tags and date."""
+    pdf = run(store, "search", "pdf", "Potato", "--physical-page-index", "8", "--limit", "1")
+    assert pdf.exit_code == 0, pdf.output
+    assert pdf.output.splitlines()[0].endswith("qpdf-page-labels-num-tree, page V (index 8)")
+    memory = run(store, "search", "memory", "--tags", "storage", "--mode", "tag")
+    assert memory.exit_code == 0, memory.output
+    heads = [line for line in memory.output.splitlines() if line[:1].isdigit()]
+    assert len(heads) == 2
+    for head in heads:
+        hash_prefix, _type, tags, date = head.split("memory ")[1].split(" · ")
+        assert len(hash_prefix) == 12 and "storage" in tags.split("tags ")[1].split(", ")
+        assert date[:2] == "20" and len(date) == 10
+
+
+def test_search_json_prints_the_tool_result(store: dict[str, str]) -> None:
+    result = run(store, "search", "dnd", "a ball of fire", "--limit", "1", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["results"][0]["name"] == "Fireball"
 
 
 def test_search_accepts_a_collection_name_or_an_older_spelling(store: dict[str, str]) -> None:
@@ -175,3 +201,20 @@ def test_the_console_command_reports_errors_on_stderr_only(store: dict[str, str]
     )
     assert found.returncode == 0, found.stderr
     assert json.loads(found.stdout)["results"][0]["name"] == "Fireball"
+
+
+def test_render_hits_is_what_search_prints_at_any_width(store: dict[str, str]) -> None:
+    """`render_hits` (the web UI's text too) on the tool's JSON result gives the CLI's blocks;
+    narrower, every line fits but a word longer than the width."""
+    from scoperag.server.cli.listing import render_hits
+
+    args = ("search", "dnd", "a ball of fire", "--limit", "2")
+    result = json.loads(run(store, *args, "--json").output)
+    assert result["results"]
+    assert render_hits("dnd", result, 80) + "\n" == run(store, *args).output
+    narrow = render_hits("dnd", result, 40).splitlines()
+    assert narrow[0].startswith("1. score ") and "Fireball" in narrow[0] + narrow[1]
+    assert all(len(line) <= 40 or " " not in line.strip() for line in narrow)
+    assert render_hits("dnd", {"results": [], "message": "Nothing found."}, 80) == (
+        "no hits\n\nNothing found."
+    )

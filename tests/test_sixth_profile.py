@@ -92,6 +92,15 @@ def test_searchable_from_scoperag_search(ingested: dict[str, str]) -> None:
     assert hits[0]["text"] == "Sharpen the chef's knife before slicing tomatoes."
 
 
+def test_its_hits_listed_readably_without_a_declared_source(ingested: dict[str, str]) -> None:
+    """A profile that declares no `source` shows each hit's short fields as its source."""
+    found = _scoperag(ingested, "search", "notes", "tomatoes", "--topic", "kitchen")
+    assert found.returncode == 0, found.stderr
+    head, text = found.stdout.splitlines()[:2]
+    assert head.startswith("1. score ") and "topic kitchen · line " in head
+    assert text == "   Sharpen the chef's knife before slicing tomatoes."
+
+
 async def test_served_over_mcp(ingested: dict[str, str]) -> None:
     script = shutil.which("scoperag", path=str(Path(sys.executable).parent))
     assert script, "the scoperag console script is not installed"

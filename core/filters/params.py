@@ -78,6 +78,34 @@ def _check_json(value: Any, depth: int) -> None:
             _check_json(item, depth + 1)
 
 
+# what a list item never holds: the marks of a JSON array sent as text and split on its commas
+LIST_MARKS = '[]"'
+
+
+def plain_item(value: str) -> str:
+    """Refuse a list item holding `[`, `]` or `"`: the pieces of a JSON array read as text."""
+    marks = [mark for mark in LIST_MARKS if mark in value]
+    if marks:
+        raise ValueError(
+            f"holds {' and '.join(marks)}, which no list item may hold: it looks like a piece "
+            'of a JSON array read as text; send the list whole, e.g. ["deploy", "staging"]'
+        )
+    return value
+
+
+def json_array(value: Any) -> Any:
+    """A text that is a JSON array (`'["a", "b"]'`, as some MCP clients send a list) as that
+    list; any other value as it is."""
+    if isinstance(value, str) and value.strip().startswith("["):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return value
+        if isinstance(parsed, list):
+            return parsed
+    return value
+
+
 _CLEAN = AfterValidator(clean_text)
 _REQUIRED = AfterValidator(_not_blank)
 
@@ -92,7 +120,9 @@ FilePath = Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS), _CLEAN
 FilePaths = Annotated[list[FilePath], Field(min_length=1, max_length=1_000)]
 RawName = Annotated[str, Field(max_length=MAX_NAME_CHARS), _CLEAN]
 """Like `Name`, where the caller's own contract decides what an empty value means."""
-Names = Annotated[list[Name], Field(max_length=1_000)]
+ListItem = Annotated[Name, AfterValidator(plain_item)]
+"""One exact value of a list: a `Name` without `[`, `]` or `"`."""
+Names = Annotated[list[ListItem], Field(max_length=1_000)]
 """A list of exact values (tags, slugs)."""
 Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS), _CLEAN, _REQUIRED]
 """A text to store."""

@@ -1,5 +1,6 @@
-"""`scoperag eval QUESTIONS.jsonl [--k 5] [--json]`: score retrieval on a user's own questions
-(the question format: `scoperag.server.evaluation`; the same function as `Store.evaluate`)."""
+"""`scoperag eval QUESTIONS.jsonl [--k 5] [--json] [--run FILE] [--qrels FILE] [--compare P=V]`:
+score retrieval on a user's own questions (the question format: `scoperag.server.evaluation`;
+the same function as `Store.evaluate`; the run, qrels and comparison: `eval_output`)."""
 
 from __future__ import annotations
 
@@ -24,8 +25,18 @@ def _figures_line(figures: dict[str, Any], k: int) -> str:
     return line
 
 
+SHOWN = 10  # values not in the store, and lines of each, printed (--json has every one)
+
+
+def _lines(lines: list[int]) -> str:
+    shown = ", ".join(map(str, lines[:SHOWN]))
+    more = f", ... ({len(lines)} lines)" if len(lines) > SHOWN else ""
+    return f"line {shown}" if len(lines) == 1 else f"lines {shown}{more}"
+
+
 def print_report(report: dict[str, Any]) -> None:
-    """Figures per tool and overall, then the questions that missed."""
+    """Figures per tool and overall, the questions that missed, the lines not scored and the
+    values asked for that the store does not hold."""
     k = report["k"]
     for figures in [*report["tools"], report["overall"]]:
         click.echo(_figures_line(figures, k))
@@ -34,6 +45,42 @@ def print_report(report: dict[str, Any]) -> None:
     for item in report["missed"]:
         name = item["id"] or f"line {item['line']}"
         click.echo(f"  {name} [{item['tool']}, {item['hits']} hits]: {item['query']}")
+    if report["problems"]:
+        click.echo(f"not scored ({len(report['problems'])}):")
+    for problem in report["problems"]:
+        click.echo(f"  line {problem['line']}, {problem['field']}: {problem['message']}")
+    gaps = report["missing"]
+    if gaps:
+        click.echo(
+            f"not in the store ({len(gaps)}; ingest them first, `scoperag list` shows what "
+            "the store holds):"
+        )
+    for gap in gaps[:SHOWN]:
+        what = f"{gap['key']} {json.dumps(gap['value'])}" if gap["key"] else gap["value"]
+        click.echo(f"  {what}: {gap['tool']}, {_lines(gap['lines'])}")
+    if len(gaps) > SHOWN:
+        click.echo(f"  and {len(gaps) - SHOWN} more (--json lists them all)")
+
+
+def print_comparison(base: dict[str, Any], other: dict[str, Any], change: str) -> None:
+    """Both reports' figures side by side, then the questions whose outcome changed."""
+    k = base["k"]
+    click.echo(f"compared: as asked → {change}")
+    click.echo(f"{'tool':<26} {'hit@' + str(k):>15} {'recall@' + str(k):>15} {'MRR':>15}")
+    after = {figures["tool"]: figures for figures in [*other["tools"], other["overall"]]}
+    for figures in [*base["tools"], base["overall"]]:
+        new = after.get(figures["tool"], figures)
+        cells = [f"{figures[key]:.3f} → {new[key]:.3f}" for key in ("hit_rate", "recall", "mrr")]
+        click.echo(f"{figures['tool']:<26} " + " ".join(f"{cell:>15}" for cell in cells))
+    changed = other["changed"]
+    click.echo(f"changed ({len(changed)}):")
+    for item in changed:
+        name = item["id"] or f"line {item['line']}"
+        was, now = item["before"], item["after"]
+        click.echo(
+            f"  {name}: hit {was['hit']:g} → {now['hit']:g}, rank {was['rank'] or '-'} → "
+            f"{now['rank'] or '-'}: {item['query']}"
+        )
 
 
 def _misses(session: Any, runtime: Any, report: Any, questions: Path) -> list[Any]:
@@ -56,16 +103,44 @@ def register(cli: click.Group, ingest: click.Group) -> None:
     @click.option("--k", default=5, show_default=True, type=click.IntRange(min=1))
     @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
     @click.option(
+        "--run",
+        "run_file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Write a TREC run file (qid Q0 docid rank score tag) for trec_eval, ranx, ...",
+    )
+    @click.option(
+        "--qrels",
+        "qrels_file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Write the matching TREC qrels (qid 0 docid 1).",
+    )
+    @click.option(
+        "--compare",
+        metavar="PARAM=VALUE",
+        help="Score the file again with one argument changed (e.g. min_similarity=0) and "
+        "print both side by side with the questions that changed.",
+    )
+    @click.option(
         "--explain",
         is_flag=True,
         help="For each missed question: where each relevant item ranked in the dense and the "
         "BM25 branch, and which stage (floor, filter, gate, limit) dropped it.",
     )
-    def eval_command(questions: Path, k: int, as_json: bool, explain: bool) -> None:
+    def eval_command(
+        questions: Path,
+        k: int,
+        as_json: bool,
+        run_file: Path | None,
+        qrels_file: Path | None,
+        compare: str | None,
+        explain: bool,
+    ) -> None:
         """Ask each question of a JSONL file through its tool and print hit@k, recall@k and MRR
         per tool and overall, and the questions that missed. A line: {"tool": "qdrant-find",
-        "arguments": {"query": "...", "document_id": "x"}, "relevant": [{"physical_page_index":
-        5}]} (a hit is relevant when its payload has those values)."""
+        "arguments": {"query": "...", "document_id": "x"}, "relevant": [{"page_label":
+        "5"}]} (a hit is relevant when its payload has those values). A malformed line is
+        reported with its number and field; the others still run."""
+        from scoperag.server import eval_output
         from scoperag.server.evaluation import evaluate
         from scoperag.server.mcp.app import build_server
         from scoperag.server.python_api.session import ToolSession
@@ -75,20 +150,39 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         try:
             session = ToolSession(build_server(runtime), progress=False)
             try:
-                report = run_friendly(lambda: evaluate(session.call, questions, k))
+                stored = eval_output.StoreContents(runtime)
+                report = run_friendly(lambda: evaluate(session.call, questions, k, stored))
+                other = None
+                if compare:
+                    used = {item.tool for item in report.scores}
+                    schemas = {n: t.parameters for n, t in session.tools.items() if n in used}
+                    changed, _, _ = run_friendly(
+                        lambda: eval_output.changed_call(session.call, schemas, compare)
+                    )
+                    other = run_friendly(lambda: evaluate(changed, questions, k))
                 misses = _misses(session, runtime, report, questions) if explain else None
             finally:
                 session.close()
         finally:
             runtime.close()
+        if run_file:
+            eval_output.write_lines(run_file, eval_output.run_lines(report, "scoperag"))
+        if qrels_file:
+            eval_output.write_lines(qrels_file, eval_output.qrels_lines(report))
         data = report.model_dump(mode="json")
         if misses is not None:
             data["why"] = [miss.model_dump(mode="json") for miss in misses]
+        if other is not None:
+            compared = other.model_dump(mode="json")
+            compared["changed"] = eval_output.changed_questions(report, other)
+            data = {**data, "compare": {"change": compare, **compared}}
         if as_json:
             click.echo(json.dumps(data, indent=2))
-        else:
-            print_report(data)
-            if misses:
-                from scoperag.server.eval_explain import render_misses
+            return
+        print_report(data)
+        if misses:
+            from scoperag.server.eval_explain import render_misses
 
-                click.echo(render_misses(misses))
+            click.echo(render_misses(misses))
+        if other is not None:
+            print_comparison(data, data["compare"], str(compare))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import shutil
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -54,11 +55,17 @@ async def _call(runtime: Runtime, tool: str, arguments: dict[str, Any]) -> Any:
 
 
 def run_tool(
-    runtime: Runtime, tool: str, arguments: dict[str, Any], as_json: bool, explain: bool = False
+    runtime: Runtime,
+    tool: str,
+    arguments: dict[str, Any],
+    as_json: bool,
+    listing: str | None = None,
+    explain: bool = False,
 ) -> None:
-    """Call `tool` and print its structured result as TOON (or, with `as_json`, as JSON); a
-    tool error ends the command with the tool's message and exit status 1. `explain`: the
-    explain figures follow the hits as tables (`server.cli.explain_table`)."""
+    """Call `tool` and print its structured result as TOON, or with `listing` (the profile
+    whose search it is) as blocks a person reads, or with `as_json` as JSON; `explain`: the
+    explain figures follow the hits as tables (`server.cli.explain_table`). A tool error ends
+    the command with the tool's message and exit status 1."""
     # the message goes to the user once, not also as the server's log line
     logging.getLogger("fastmcp").setLevel(logging.CRITICAL)
     try:
@@ -74,11 +81,16 @@ def run_tool(
     elif as_json:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        import toons
-
         from scoperag.server.cli.explain_table import render_explain, without_explain
 
-        click.echo(toons.dumps(_present(without_explain(data) if explain else data)))
+        if listing is not None:
+            from scoperag.server.cli.listing import render_hits
+
+            click.echo(render_hits(listing, data, shutil.get_terminal_size().columns))
+        else:
+            import toons
+
+            click.echo(toons.dumps(_present(without_explain(data) if explain else data)))
         if explain:
             click.echo("\n" + render_explain(data))
 
@@ -123,9 +135,9 @@ def _option_help(name: str, schema: dict[str, Any], required: bool) -> str:
     return text + (" Required." if required else "")
 
 
-def _tool_command(runtime: Runtime, tool: Tool, command: str) -> click.Command:
-    """`search COMMAND QUERY` calling `tool`: its `query` (or `name`) parameter is the argument,
-    each other parameter an option."""
+def _tool_command(runtime: Runtime, tool: Tool, command: str, profile: str) -> click.Command:
+    """`search COMMAND QUERY` calling `tool` of `profile`: its `query` (or `name`) parameter is
+    the argument, each other parameter an option; its hits printed as `listing` shows them."""
     properties: dict[str, Any] = tool.input_schema.get("properties", {})
     required = set(tool.input_schema.get("required", []))
     positional = next((name for name in ("query", "name") if name in properties), None)
@@ -146,7 +158,9 @@ def _tool_command(runtime: Runtime, tool: Tool, command: str) -> click.Command:
         )
         for name, schema in options.items()
     ]
-    params.append(click.Option(["--json", "as_json"], is_flag=True, help="Print JSON."))
+    params.append(
+        click.Option(["--json", "as_json"], is_flag=True, help="Print the tool's result as JSON.")
+    )
     if "explain" in properties:
         explain_help = "Per hit: rank, fused, dense (rank), BM25 (rank); then the filter and drops."
         params.append(click.Option(["--explain"], is_flag=True, help=explain_help))
@@ -159,7 +173,7 @@ def _tool_command(runtime: Runtime, tool: Tool, command: str) -> click.Command:
         for name, texts in given.items():
             if texts:
                 arguments[name] = parse_values(list(texts), options[name])
-        run_tool(runtime, tool.name, arguments, as_json, explain)
+        run_tool(runtime, tool.name, arguments, as_json, listing=profile, explain=explain)
 
     return click.Command(
         command,
@@ -181,11 +195,13 @@ class SearchGroup(click.Group):
         profile = resolve_profile(cmd_name, profile_collections())
         if profile is not None:
             runtime = _runtime([profile])
-            return _tool_command(runtime, search_tool(asyncio.run(_tools(runtime))), cmd_name)
+            tool = search_tool(asyncio.run(_tools(runtime)))
+            return _tool_command(runtime, tool, cmd_name, profile)
         runtime = _runtime()
         tools = {t.name: t for t in asyncio.run(_tools(runtime)) if _read_only(t)}
         if cmd_name in tools:
-            return _tool_command(runtime, tools[cmd_name], cmd_name)
+            owner = (p.name for p in declarations() if cmd_name in p.methods.values())
+            return _tool_command(runtime, tools[cmd_name], cmd_name, next(owner, ""))
         close = close_names(cmd_name, [*names(), *tools], most=1)
         hint = f" Did you mean '{close[0]}'?" if close else ""
         raise click.UsageError(

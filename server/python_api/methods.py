@@ -3,10 +3,14 @@ as the docstring, its result model as the return value."""
 
 from __future__ import annotations
 
+import functools
 import inspect
+import operator
 import os
+import types
+import typing
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any, Union
 
 from fastmcp.tools import Tool
 from pydantic import BaseModel
@@ -46,8 +50,39 @@ def _declared(tool: Tool) -> list[tuple[str, Any, bool, Any]]:
     ]
 
 
+def plain_type(annotation: Any) -> Any:
+    """`annotation` without pydantic's constraints and validators (`Annotated[...]`), as a
+    person reads it: `str | list[str] | None`."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is Annotated:
+        return plain_type(args[0])
+    if origin in (Union, types.UnionType):
+        members = list(dict.fromkeys(plain_type(arg) for arg in args))
+        try:
+            return functools.reduce(operator.or_, members)
+        except TypeError:  # a member that `|` does not join (e.g. an older typing form)
+            return Union[tuple(members)]  # noqa: UP007
+    if origin in (list, tuple, dict, set) and args:
+        return origin[tuple(plain_type(arg) for arg in args)]
+    return annotation
+
+
+def _parameters_doc(tool: Tool, signature: inspect.Signature) -> str:
+    """One line per parameter: its name, plain type, default and the tool's description."""
+    properties = tool.parameters.get("properties") or {}
+    lines = []
+    for name, parameter in signature.parameters.items():
+        shown = inspect.formatannotation(parameter.annotation)
+        if parameter.default is not inspect.Parameter.empty:
+            shown += f", default {parameter.default!r}"
+        about = " ".join(str(properties.get(name, {}).get("description", "")).split())
+        lines.append(f"    {name} ({shown}){': ' + about if about else ''}")
+    return "Parameters:\n" + "\n".join(lines) if lines else ""
+
+
 def tool_signature(tool: Tool) -> inspect.Signature:
-    """The tool's parameters as a Python signature: required ones first, in declared order."""
+    """The tool's parameters as a Python signature: required ones first, in declared order,
+    each with its plain type."""
     declared = _declared(tool)
     ordered = [d for d in declared if d[2]] + [d for d in declared if not d[2]]
     return inspect.Signature(
@@ -55,7 +90,7 @@ def tool_signature(tool: Tool) -> inspect.Signature:
             inspect.Parameter(
                 name,
                 inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                annotation=annotation,
+                annotation=plain_type(annotation),
                 default=inspect.Parameter.empty if required else default,
             )
             for name, annotation, required, default in ordered
@@ -109,6 +144,7 @@ def tool_method(
 
     method.__name__ = name
     method.__qualname__ = name
-    method.__doc__ = f"{tool.description}\n\nCalls the MCP tool `{tool.name}`."
+    parameters = _parameters_doc(tool, signature)
+    method.__doc__ = f"{tool.description}\n\n{parameters}\n\nCalls the MCP tool `{tool.name}`."
     method.__signature__ = signature  # type: ignore[attr-defined]
     return method

@@ -4,6 +4,7 @@ declarations) and `service` (the handlers)."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -47,6 +48,11 @@ class SearchBookParams(BookParams):  # type: ignore[misc,valid-type]
         default=20, ge=1, le=100, description="How many chunks to retrieve before truncation."
     )
     reader: Name | None = _READER
+    order: Literal["relevance", "reading"] = Field(
+        default="relevance",
+        description="How passages are listed: relevance = best score first; reading = in the "
+        "book's order (by sentence id).",
+    )
     explain: Explain = False
 
 
@@ -85,7 +91,9 @@ class SearchBookResult(BaseModel):
     book_id: str
     reader: str
     user_pos: int = Field(description="The reader's position used: nothing after it is returned.")
-    passages: list[Passage] = Field(description="In reading order.")
+    passages: list[Passage] = Field(
+        description="Best score first, or in the book's order with order='reading'."
+    )
     chunks_retrieved: int = Field(description="Chunks found (all start at or before user_pos).")
     chunks_kept: int = Field(description="Chunks with sentences left after truncation.")
     chunks_cut: int = Field(description="Retrieved chunks that ran past user_pos and were cut.")

@@ -197,8 +197,10 @@ class BookService:
         if not hits:
             self._known_book(params.book_id)
         kept = [run for hit in hits if (run := spoiler_free(hit, saved.sid)) is not None]
-        # best first, as every search lists its hits (the merge itself walks reading order)
-        merged = sorted(deduplicated(kept), key=lambda run: -(run.score or 0.0))
+        # the merge walks reading order; best first unless the caller asks for the book's order
+        merged = deduplicated(kept)
+        if params.order == "relevance":
+            merged = sorted(merged, key=lambda run: -(run.score or 0.0))
         result = SearchBookResult(
             book_id=params.book_id,
             reader=reader,

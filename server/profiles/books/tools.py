@@ -105,8 +105,9 @@ def build(runtime: Runtime) -> LocalProvider:
             "search_book",
             "Answer-context for a question about a book without spoilers: searches only what "
             "the reader has read (up to their saved reading position; set it first with "
-            "set_reading_position). Returns passages in reading order, each with its sentence "
-            "ids and chapter, and the position used.",
+            "set_reading_position). Returns passages best score first (order='reading': in the "
+            "book's order), each with its sentence ids, chapter and score, and the position "
+            "used.",
             SearchBookParams,
             lambda params: service().search(params),
             SearchBookResult,

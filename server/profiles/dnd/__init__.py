@@ -19,6 +19,7 @@ PROFILE = Profile(
         "ingest": "ingest_dnd",
     },
     retriever=SearchTool("search", "limit"),
+    source="{document} · {kind} {name}",
     sample=Sample("dnd", "scoperag ingest dnd {path}"),
     groups={"documents": "document"},
     deletes={"dnd": DeleteTarget("document", "D&D document")},

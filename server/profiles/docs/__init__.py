@@ -14,6 +14,7 @@ PROFILE = Profile(
         "ingest": "ingest_docs",
     },
     retriever=SearchTool("search", "top_k"),
+    source="{doc_id} (chunk {chunk_index}) · {title}",
     sample=Sample("docs.jsonl", "scoperag ingest docs {path}"),
     groups={"documents": "doc_id"},
     unindexed=frozenset({"doc_id"}),  # counted per value from each document's first chunk

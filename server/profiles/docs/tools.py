@@ -24,7 +24,8 @@ SEARCH_PATH = "/v2/docs/search/l0"
 # the search both interfaces run, loaded on first use
 SERVICE = "scoperag.server.profiles.docs.service:DocsService"
 DESCRIPTION = (
-    "Semantic search over the shared docs (docs_search_filters/v1). Filters combine with AND: "
+    "Search the shared docs by meaning, reordered by keyword matches (docs_search_filters/v1). "
+    "Filters combine with AND: "
     "scope (agent_private | project_shared | org_shared), status (default 'active'), doc_type, "
     "agent_id, and updated_after / updated_before (RFC3339 with a time zone, both exclusive). "
     "Each hit gives its doc_id, chunk_index and all five contract fields."

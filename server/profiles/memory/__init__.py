@@ -23,6 +23,7 @@ PROFILE = Profile(
     retriever=SearchTool("search", "page_size"),
     hashes=("content_hash", "content"),
     states="scoperag.server.profiles.memory.expiry:states",
+    source="memory {content_hash:.12} · {memory_type} · tags {tags} · {created_at:.10}",
     sample=Sample("memories.json", "scoperag ingest memory {path}"),
     groups={"tags": "tags", "types": "memory_type"},
     deletes={

@@ -16,6 +16,7 @@ PROFILE = Profile(
         "ingest": "qdrant-ingest-pdf",
     },
     retriever=SearchTool("find", "limit"),
+    source="{document_id}, page {page_label} (index {physical_page_index})",
     sample=Sample("", "scoperag ingest pdf {path}"),
     groups={"documents": "document_id"},
     deletes={"pdf": DeleteTarget("document_id", "PDF document")},

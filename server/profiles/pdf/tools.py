@@ -44,9 +44,10 @@ def build(runtime: Runtime) -> LocalProvider:
     tools.add_tool(
         ModelTool.build(
             "qdrant-find",
-            "Semantic search over ingested PDF pages. Every filter given narrows the search "
-            "(AND): document_id, physical_page_index (0-based position in the file), page_label "
-            "(the PDF's own label, e.g. 'iv'). Each hit says which document and page it is from.",
+            "Search ingested PDF pages by meaning, reordered by keyword matches (dense and BM25 "
+            "scores fused). Every filter given narrows the search (AND): document_id, "
+            "physical_page_index (0-based position in the file), page_label (the PDF's own "
+            "label, e.g. 'iv'). Each hit says which document and page it is from.",
             params_model("QdrantFindParams", FindParams, fields),
             lambda params: service().find(params),
             FindResult,
