@@ -206,7 +206,7 @@ def test_the_console_command_reports_errors_on_stderr_only(store: dict[str, str]
 def test_render_hits_is_what_search_prints_at_any_width(store: dict[str, str]) -> None:
     """`render_hits` (the web UI's text too) on the tool's JSON result gives the CLI's blocks;
     narrower, every line fits but a word longer than the width."""
-    from scoperag.server.cli.listing import render_hits
+    from scoperag.server.cli.render.listing import render_hits
 
     args = ("search", "dnd", "a ball of fire", "--limit", "2")
     result = json.loads(run(store, *args, "--json").output)

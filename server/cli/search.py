@@ -64,7 +64,7 @@ def run_tool(
 ) -> None:
     """Call `tool` and print its structured result as TOON, or with `listing` (the profile
     whose search it is) as blocks a person reads, or with `as_json` as JSON; `explain`: the
-    explain figures follow the hits as tables (`server.cli.explain_table`). A tool error ends
+    explain figures follow the hits as tables (`server.cli.render.explain_table`). A tool error ends
     the command with the tool's message and exit status 1."""
     # the message goes to the user once, not also as the server's log line
     logging.getLogger("fastmcp").setLevel(logging.CRITICAL)
@@ -81,10 +81,10 @@ def run_tool(
     elif as_json:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        from scoperag.server.cli.explain_table import render_explain, without_explain
+        from scoperag.server.cli.render.explain_table import render_explain, without_explain
 
         if listing is not None:
-            from scoperag.server.cli.listing import render_hits
+            from scoperag.server.cli.render.listing import render_hits
 
             click.echo(render_hits(listing, data, shutil.get_terminal_size().columns))
         else:
