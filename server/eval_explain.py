@@ -131,7 +131,8 @@ def explain_misses(
     path: Any,
 ) -> list[MissWhy]:
     """Why each missed question of `report` (from the file `path`) missed."""
-    return MissExplainer(call, properties, backend).explain(report, read_questions(path))
+    questions, _ = read_questions(path)  # the malformed lines are in the report already
+    return MissExplainer(call, properties, backend).explain(report, questions)
 
 
 def render_misses(misses: list[MissWhy]) -> str:

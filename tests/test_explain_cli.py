@@ -42,11 +42,12 @@ def test_eval_explain_says_why_a_question_missed(
         {"tool": "qdrant-find", "arguments": {"query": "page", "limit": 1},
          "relevant": [{"physical_page_index": 10}], "id": "past-the-limit"},
     ]  # fmt: skip
-    questions.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    malformed = '{"tool": "qdrant-find"}\n'  # no arguments: reported, the others still run
+    questions.write_text("".join(json.dumps(line) + "\n" for line in lines) + malformed)
     result = run(store, "eval", str(questions), "--k", "1", "--explain")
     assert result.exit_code == 0, result.output
     out = result.output
-    assert "filtered-out" in out and "past-the-limit" in out
+    assert "filtered-out" in out and "past-the-limit" in out and "line 3" in out
     blocks = out.split("why ")
     filtered = next(block for block in blocks if block.startswith("filtered-out"))
     assert "filter" in filtered and "neither branch returned it" in filtered
