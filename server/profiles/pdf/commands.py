@@ -44,7 +44,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
 
         runtime = Runtime(load_settings(pdf_collection=collection))
         result = run_friendly(
-            lambda: ingest_paths(runtime, list(paths), document_id, progress_bar("pdf"))
+            lambda: ingest_paths(runtime, list(paths), document_id, progress_bar("pdf", unit="page"))
         )
         runtime.close()
         print_report(result, as_json)

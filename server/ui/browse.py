@@ -1,0 +1,92 @@
+"""A profile's points, a page at a time, narrowed by the groupings its declaration names, and
+its listing tools' answers (the tools without parameters, as `qdrant-list-documents`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scoperag.core.errors import InvalidParameterError
+from scoperag.server.profiles.declaration import Profile
+from scoperag.server.ui.context import UiContext
+
+PAGE_SIZE = 25
+TEXT_KEYS = ("content", "text", "_node_content", "description")  # where a point's text is
+_HIDDEN = ("_node_content", "_node_type", "doc_id", "ref_doc_id")  # LlamaIndex's bookkeeping
+
+
+def point_text(payload: dict[str, Any]) -> str:
+    """A point's text: the first text key its payload has (LlamaIndex's JSON node, read)."""
+    import json
+
+    for key in TEXT_KEYS:
+        value = payload.get(key)
+        if isinstance(value, str) and value:
+            if key == "_node_content":
+                return str(json.loads(value).get("text", ""))
+            return value
+    return ""
+
+
+def _row(payload: dict[str, Any]) -> dict[str, Any]:
+    fields = {
+        key: ", ".join(map(str, value)) if isinstance(value, list) else value
+        for key, value in payload.items()
+        if key not in TEXT_KEYS and key not in _HIDDEN and not isinstance(value, dict)
+    }
+    return {"text": point_text(payload), "fields": fields}
+
+
+def _filter(profile: Profile, group: str | None, value: str | None) -> Any:
+    if not group or value is None:
+        return None
+    if group not in profile.groups:
+        raise InvalidParameterError("group", group, ", ".join(profile.groups) or "none")
+    from qdrant_client import models
+
+    key = profile.groups[group]
+    match: Any = int(value) if value.lstrip("-").isdigit() else value
+    condition = models.FieldCondition(key=key, match=models.MatchValue(value=match))
+    return models.Filter(must=[condition])
+
+
+def browse(
+    ctx: UiContext, profile: Profile, group: str | None, value: str | None, page: int
+) -> dict[str, Any]:
+    """One page of the profile's points (narrowed to `group` == `value` when given), the
+    groupings' values with their counts, and what its listing tools answer."""
+    from scoperag.server.data_admin import describe_profile
+
+    if page < 1:
+        raise InvalidParameterError("page", page, "a page number from 1")
+    backend = ctx.runtime.backend
+    data = describe_profile(backend, ctx.settings, profile.name)
+    rows: list[dict[str, Any]] = []
+    matching = 0
+    if data.exists:
+        flt = _filter(profile, group, value)
+        matching = backend.count(data.collection, flt)
+        records = backend.scroll(data.collection, flt, PAGE_SIZE, (page - 1) * PAGE_SIZE)
+        rows = [_row(record.payload or {}) for record in records]
+    columns = sorted({key for row in rows for key in row["fields"]})
+    return {
+        "profile": profile,
+        "data": data,
+        "rows": rows,
+        "columns": columns,
+        "group": group,
+        "value": value,
+        "page": page,
+        "pages": max(1, -(-matching // PAGE_SIZE)),
+        "matching": matching,
+        "listings": _listings(ctx, profile) if data.exists else {},
+    }
+
+
+def _listings(ctx: UiContext, profile: Profile) -> dict[str, Any]:
+    """Tool name -> its answer, for each of the profile's read-only tools without parameters."""
+    answers = {}
+    for name, tool in ctx.profile_tools(profile).items():
+        read_only = tool.annotations is not None and tool.annotations.read_only_hint
+        if read_only and not tool.parameters.get("properties"):
+            answers[name] = ctx.call(name, {})
+    return answers

@@ -1,0 +1,85 @@
+"""The UI's pages that only read: overview, browse, search, a memory's history, duplicates."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+from starlette.concurrency import run_in_threadpool
+
+from scoperag.core.errors import ScoperagError
+from scoperag.server.ui.context import UiContext
+
+
+def page(ctx: UiContext, template: str, build: Callable[[], dict[str, Any]]) -> HTMLResponse:
+    """`template` filled with what `build` gives; a refused request shows its error (400)."""
+    try:
+        values = build()
+    except ScoperagError as exc:
+        return HTMLResponse(ctx.render("error.html", error=str(exc)), status_code=400)
+    return HTMLResponse(ctx.render(template, **values))
+
+
+async def threaded(ctx: UiContext, template: str, build: Callable[[], dict[str, Any]]) -> Any:
+    """`page` in a worker thread: tool calls block until the tool answers."""
+    return await run_in_threadpool(page, ctx, template, build)
+
+
+def read_routes(router: APIRouter, ctx: UiContext) -> None:
+    """Add the pages that only read to `router`."""
+    from scoperag.server.ui.browse import browse
+    from scoperag.server.ui.overview import overview, size_text
+    from scoperag.server.ui.search import search_page
+    from scoperag.server.ui.upkeep import duplicates, edit_fields, history, upkeep_tools
+
+    @router.get("/", response_class=HTMLResponse)
+    async def overview_page() -> Any:
+        return await threaded(ctx, "overview.html", lambda: {**overview(ctx), "size": size_text})
+
+    @router.get("/browse/{profile}", response_class=HTMLResponse)
+    async def browse_page(
+        profile: str, group: str | None = None, value: str | None = None, page: int = 1
+    ) -> Any:
+        def build() -> dict[str, Any]:
+            declared = ctx.profile(profile)
+            found = browse(ctx, declared, group, value, page)
+            upkeep = upkeep_tools(ctx, declared)
+            edit = edit_fields(ctx, upkeep["update"]) if "update" in upkeep else []
+            return {**found, "upkeep": upkeep, "edit_fields": edit}
+
+        return await threaded(ctx, "browse.html", build)
+
+    @router.get("/search/{profile}", response_class=HTMLResponse)
+    async def search(profile: str, request: Request) -> Any:
+        query = dict(request.query_params)
+        return await threaded(
+            ctx, "search.html", lambda: search_page(ctx, ctx.profile(profile), query)
+        )
+
+    @router.get("/memory/{profile}/history/{content_hash}", response_class=HTMLResponse)
+    async def history_page(profile: str, content_hash: str) -> Any:
+        def build() -> dict[str, Any]:
+            upkeep = upkeep_tools(ctx, ctx.profile(profile))
+            if "history" not in upkeep:
+                raise ScoperagError("This store serves no memory_history tool.")
+            found = history(ctx, upkeep["history"], content_hash)
+            return {"profile": profile, "history": found, "upkeep": upkeep}
+
+        return await threaded(ctx, "history.html", build)
+
+    @router.get("/memory/{profile}/duplicates", response_class=HTMLResponse)
+    async def duplicates_page(profile: str, request: Request) -> Any:
+        from scoperag.server.ui.forms import form_arguments
+
+        def build() -> dict[str, Any]:
+            upkeep = upkeep_tools(ctx, ctx.profile(profile))
+            if "duplicates" not in upkeep:
+                raise ScoperagError("This store serves no find_duplicates tool.")
+            schema = ctx.tools[upkeep["duplicates"]].parameters
+            arguments = form_arguments(schema, dict(request.query_params))
+            found = duplicates(ctx, upkeep["duplicates"], arguments)
+            return {"profile": profile, "found": found, "upkeep": upkeep}
+
+        return await threaded(ctx, "duplicates.html", build)
