@@ -162,6 +162,17 @@ def test_serve_over_http_serves_the_ui_at_ui(tmp_path: Path, embedder: Embedder)
         runtime.close()
 
 
+def test_the_slower_parts_are_asked_for_apart(http: httpx.Client) -> None:
+    """The check's verdict and a listing tool's answer come from their own requests."""
+    health = http.get("/ui/health")
+    assert health.status_code == 200 and "no problems found" in health.text
+    assert "memories" in health.text  # the collection's row
+    listing = http.get("/ui/listing/pdf/qdrant-list-documents")
+    assert listing.status_code == 200 and listing.json() is not None
+    refused = http.get("/ui/listing/pdf/qdrant-find")
+    assert refused.status_code == 400 and "qdrant-find" in refused.json()["error"]
+
+
 def test_the_ui_command_refuses_a_public_address_without_a_token() -> None:
     result = CliRunner().invoke(cli, ["ui", "--host", "0.0.0.0", "--no-browser"])
     assert result.exit_code == 2 and "SCOPERAG_HTTP_TOKEN" in result.output

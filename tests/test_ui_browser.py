@@ -117,6 +117,7 @@ def test_the_overview_lists_every_profile_with_its_counts(page: Page, store: tup
     assert tab.locator('tr[data-profile="pdf"] .points').inner_text() == "0"
     assert "scoperag ingest pdf" in tab.locator("#collections").inner_text()
     assert "no problems found" in tab.locator("#verdict").inner_text()
+    assert "memories" in tab.locator("#checks").inner_text()
     page.shot("overview")
 
 
@@ -217,9 +218,10 @@ def test_a_cross_origin_post_is_refused(page: Page, store: tuple) -> None:
     with tab.expect_navigation() as navigation:
         tab.evaluate(script, [url + "/ui/memory/memory/delete", ctx.csrf, key])
     assert navigation.value.status == 403
-    page.errors.clear()  # the browser logs the refused request itself
     tab = page.open("/ui/browse/memory")
     assert tab.locator("#points tbody tr").count() == before
+    assert all("403" in error for error in page.errors)  # the browser logs the refusal itself
+    page.errors.clear()
 
 
 def test_editing_a_memory_makes_a_second_version(page: Page, store: tuple) -> None:

@@ -53,7 +53,7 @@ def browse(
     ctx: UiContext, profile: Profile, group: str | None, value: str | None, page: int
 ) -> dict[str, Any]:
     """One page of the profile's points (narrowed to `group` == `value` when given), the
-    groupings' values with their counts, and what its listing tools answer."""
+    groupings' values with their counts, and its listing tools."""
     from scoperag.server.data_admin import describe_profile
 
     if page < 1:
@@ -78,15 +78,17 @@ def browse(
         "page": page,
         "pages": max(1, -(-matching // PAGE_SIZE)),
         "matching": matching,
-        "listings": _listings(ctx, profile) if data.exists else {},
+        "listings": listing_tools(ctx, profile) if data.exists else [],
     }
 
 
-def _listings(ctx: UiContext, profile: Profile) -> dict[str, Any]:
-    """Tool name -> its answer, for each of the profile's read-only tools without parameters."""
-    answers = {}
-    for name, tool in ctx.profile_tools(profile).items():
-        read_only = tool.annotations is not None and tool.annotations.read_only_hint
-        if read_only and not tool.parameters.get("properties"):
-            answers[name] = ctx.call(name, {})
-    return answers
+def listing_tools(ctx: UiContext, profile: Profile) -> list[str]:
+    """The profile's read-only tools without parameters (its listings, as `list_books`); the
+    page asks each when it is opened."""
+    return [
+        name
+        for name, tool in ctx.profile_tools(profile).items()
+        if tool.annotations is not None
+        and tool.annotations.read_only_hint
+        and not tool.parameters.get("properties")
+    ]

@@ -1,4 +1,5 @@
-"""The overview's figures: what `scoperag list`, `status` and `check` report, per collection."""
+"""The overview's figures: what `scoperag list` and `status` report per enabled profile, and
+(asked separately by the page, as it takes longer) `scoperag check`'s verdict and disk sizes."""
 
 from __future__ import annotations
 
@@ -17,18 +18,12 @@ def _disk_size(folder: Path) -> int | None:
 
 
 def overview(ctx: UiContext) -> dict[str, Any]:
-    """Every enabled profile's collection (points, groups, embedder, disk size, the sample's
-    command where it is empty), the owner and attached processes, and the check's verdict."""
-    from scoperag.server.cli.check import check_backend
+    """Every enabled profile's collection (points, groups, embedder, the sample's command where
+    it is empty) and the owner and attached processes."""
     from scoperag.server.cli.status import store_status
     from scoperag.server.data_admin import list_store
 
-    settings = ctx.settings
-    backend = ctx.runtime.backend
-    listing = list_store(backend, settings)
-    check = check_backend(backend, settings)
-    problems = {c.name: c.problems for c in check.collections}
-    edge = settings.data_dir / "edge" if settings.effective_backend == "edge" else None
+    listing = list_store(ctx.runtime.backend, ctx.settings)
     rows = []
     for profile, data in zip(ctx.profiles(), listing.profiles, strict=True):
         sample = SAMPLES / profile.sample.path
@@ -36,28 +31,34 @@ def overview(ctx: UiContext) -> dict[str, Any]:
             {
                 "data": data,
                 "groups": {name: len(values) for name, values in data.groups.items()},
-                "disk": _disk_size(edge / data.collection) if edge and data.exists else None,
-                "problems": problems.get(data.collection, []),
-                "sample_command": profile.sample.command.format(path=sample)
-                if not data.points
-                else None,
+                "sample_command": None
+                if data.points
+                else profile.sample.command.format(path=sample),
             }
         )
-    return {
-        "listing": listing,
-        "rows": rows,
-        "status": store_status(settings),
-        "check": check,
-        "ok": check.ok,
+    return {"listing": listing, "rows": rows, "status": store_status(ctx.settings)}
+
+
+def health(ctx: UiContext) -> dict[str, Any]:
+    """`scoperag check`'s report (with the disk floor and free space) and each collection's
+    size on disk."""
+    from scoperag.server.cli.check import check_backend
+
+    settings = ctx.settings
+    check = check_backend(ctx.runtime.backend, settings)
+    edge = settings.data_dir / "edge" if settings.effective_backend == "edge" else None
+    sizes = {
+        c.name: size_text(_disk_size(edge / c.name) if edge else None) for c in check.collections
     }
+    return {"check": check, "ok": check.ok, "sizes": sizes}
 
 
-def size_text(size: int | None) -> str:
+def size_text(size: float | None) -> str:
     """Bytes as a short figure: 512 B, 3.4 KiB, 12.0 MiB."""
     if size is None:
         return "-"
     for unit in ("B", "KiB", "MiB", "GiB"):
         if size < 1024 or unit == "GiB":
-            return f"{size} B" if unit == "B" else f"{size:.1f} {unit}"
+            return f"{int(size)} B" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1024
-    return f"{size:.1f} TiB"
+    return "-"

@@ -6,10 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 
-from scoperag.core.errors import ScoperagError
+from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.server.ui.context import UiContext
 
 
@@ -29,14 +29,33 @@ async def threaded(ctx: UiContext, template: str, build: Callable[[], dict[str, 
 
 def read_routes(router: APIRouter, ctx: UiContext) -> None:
     """Add the pages that only read to `router`."""
-    from scoperag.server.ui.browse import browse
-    from scoperag.server.ui.overview import overview, size_text
+    from scoperag.server.ui.browse import browse, listing_tools
+    from scoperag.server.ui.overview import health, overview
     from scoperag.server.ui.search import search_page
     from scoperag.server.ui.upkeep import duplicates, edit_fields, history, upkeep_tools
 
     @router.get("/", response_class=HTMLResponse)
     async def overview_page() -> Any:
-        return await threaded(ctx, "overview.html", lambda: {**overview(ctx), "size": size_text})
+        return await threaded(ctx, "overview.html", lambda: overview(ctx))
+
+    @router.get("/health", response_class=HTMLResponse)
+    async def health_part() -> Any:
+        """The overview's check and disk sizes (the page asks for them once it is shown)."""
+        return await threaded(ctx, "health.html", lambda: health(ctx))
+
+    @router.get("/listing/{profile}/{tool}")
+    async def listing(profile: str, tool: str) -> Any:
+        """A listing tool's answer as JSON (a browse page asks when it is opened)."""
+
+        def answer() -> Any:
+            try:
+                if tool not in listing_tools(ctx, ctx.profile(profile)):
+                    raise InvalidParameterError("tool", tool, "a listing tool of the profile")
+                return ctx.call(tool, {})
+            except ScoperagError as exc:
+                return JSONResponse({"error": str(exc)}, status_code=400)
+
+        return await run_in_threadpool(answer)
 
     @router.get("/browse/{profile}", response_class=HTMLResponse)
     async def browse_page(

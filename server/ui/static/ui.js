@@ -76,7 +76,26 @@ function ingest() {
   });
 }
 
+// Parts that take longer are asked for once the page is shown: the overview's check, and a
+// listing tool's answer when its section is opened.
+async function lazyParts() {
+  const health = document.getElementById("health");
+  if (health) {
+    const response = await fetch(health.dataset.src);
+    health.innerHTML = await response.text();
+  }
+  for (const details of document.querySelectorAll("details.lazy")) {
+    details.addEventListener("toggle", async () => {
+      if (!details.open || details.dataset.loaded) return;
+      details.dataset.loaded = "1";
+      const response = await fetch(details.dataset.src);
+      details.querySelector("pre").textContent = JSON.stringify(await response.json(), null, 2);
+    });
+  }
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   confirmations();
   ingest();
+  lazyParts();
 });
