@@ -45,7 +45,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         signal.signal(signal.SIGTERM, signal.default_int_handler)
 
         def ready() -> None:
-            shown = "localhost" if host in ("127.0.0.1", "::1") else host
+            shown = f"[{host}]" if ":" in host else host
             url = f"http://{shown}:{port}/ui/"
             if token:
                 url = f"{url}login?token={quote(token.get_secret_value())}"

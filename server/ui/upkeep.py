@@ -20,9 +20,11 @@ KEY = "content_hash"  # the parameter naming one memory in every upkeep tool
 
 
 def upkeep_tools(ctx: UiContext, profile: Profile) -> dict[str, str]:
-    """Action -> tool name, for the upkeep tools the profile serves."""
-    served = ctx.profile_tools(profile)
-    return {action: tool for action, tool in UPKEEP.items() if tool in served}
+    """Action -> tool name, for the upkeep tools served, on the profile that declares any of
+    them (e.g. `delete_memory`)."""
+    if not set(UPKEEP.values()) & set(ctx.profile_tools(profile)):
+        return {}
+    return {action: tool for action, tool in UPKEEP.items() if tool in ctx.tools}
 
 
 def edit_fields(ctx: UiContext, tool: str) -> list[Any]:
