@@ -214,6 +214,22 @@ def test_pdf_progress_counts_pages_and_chunks(embedder: Embedder, tmp_path: Path
     assert 0 < embedding[0][0] < 30
 
 
+def test_dnd_progress_names_the_entries_embedded(embedder: Embedder, tmp_path: Path) -> None:
+    from scoperag.core.engine.collections import open_backend
+    from scoperag.pipelines.dnd import ingest_folders
+
+    seen: list[tuple[int, int, str]] = []
+    backend = open_backend(Settings(data_dir=tmp_path / "d"))
+    try:
+        reports = ingest_folders([SAMPLES / "dnd"], backend, embedder, _record(seen))
+    finally:
+        backend.close()
+    assert reports and seen
+    total = seen[-1][1]
+    assert seen[-1][:2] == (total, total) and {t for _, t, _ in seen} == {total}
+    assert any(re.search(r": \d+/\d+ entries embedded$", note) for _, _, note in seen)
+
+
 def _record(seen: list[tuple[int, int, str]]):
     return lambda done, total, note: seen.append((done, total, note))
 

@@ -262,11 +262,22 @@ def test_the_eval_page_runs_a_question_file(page: Page, store: tuple, tmp_path: 
     questions = ctx.uploads / "questions.jsonl"
     questions.parent.mkdir(parents=True, exist_ok=True)
     line = '{"tool": "search", "arguments": {"query": "embedded engine", "min_similarity": 0}, '
-    questions.write_text(line + '"relevant": [{"memory_type": "decision"}]}\n')
+    missed = line.replace("embedded engine", "reading positions")
+    questions.write_text(
+        line
+        + '"relevant": [{"memory_type": "decision"}]}\n'
+        + missed
+        + '"relevant": [{"memory_type": "no-such-type"}]}\n'
+    )
     tab = page.open("/ui/eval")
     tab.fill('#eval-form [name="path"]', str(questions))
     with tab.expect_navigation():
         tab.click("#eval-form button[type=submit]")
     report = tab.locator("#eval-report").inner_text()
     assert "search" in report and "overall" in report
+    assert "reading positions" in tab.locator("#missed").inner_text()
     page.shot("eval")
+    with tab.expect_navigation():
+        tab.locator("#missed a").first.click()
+    assert tab.input_value('#search-form [name="query"]') == "reading positions"
+    assert re.match(r"[1-9]\d* hit", tab.locator("#hit-count").inner_text())

@@ -131,11 +131,19 @@ def write_routes(router: APIRouter, ctx: UiContext, jobs: Jobs) -> None:
 
         def build() -> dict[str, Any]:
             from scoperag.core.config.paths import regular_file
-            from scoperag.server.evaluation import evaluate
+            from scoperag.server.evaluation import evaluate, read_questions
+            from scoperag.server.ui.search import search_link
 
             path = regular_file(str(form.get("path", "")), ctx.allowed_dirs(), "path")
             k = form_arguments({"properties": {"k": {"type": "integer"}}}, form).get("k", 5)
             report = evaluate(ctx.session.call, path, k)
-            return {"report": report.model_dump(mode="json"), "path": str(path)}
+            questions = dict(read_questions(path))
+            owners = {tool: p.name for p in ctx.profiles() for tool in p.methods.values()}
+            links = {
+                miss.line: search_link(owners[miss.tool], miss.tool, questions[miss.line].arguments)
+                for miss in report.missed
+                if miss.tool in owners
+            }
+            return {"report": report.model_dump(mode="json"), "path": str(path), "links": links}
 
         return await threaded(ctx, "eval.html", build)

@@ -94,3 +94,18 @@ def search_page(ctx: UiContext, profile: Profile, query: Mapping[str, Any]) -> d
         raw=json.dumps(result, indent=2, default=str)[:20_000],
     )
     return page
+
+
+def search_link(profile: str, tool: str, arguments: dict[str, Any]) -> str:
+    """The search page that runs `tool` with `arguments`, explained where the tool can."""
+    from urllib.parse import urlencode
+
+    def text(value: Any) -> str:
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return ",".join(value)
+        return json.dumps(value) if isinstance(value, dict | list | bool) else str(value)
+
+    given = {name: text(value) for name, value in arguments.items()}
+    return f"/ui/search/{profile}?" + urlencode(
+        {"tool": tool, **given, "explain": "true", "run": 1}
+    )
