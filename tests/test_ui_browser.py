@@ -90,7 +90,11 @@ class Page:
     def shot(self, name: str) -> None:
         if SCREENSHOTS:
             Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
-            self.tab.screenshot(path=str(Path(SCREENSHOTS) / f"{name}.png"))
+            path = Path(SCREENSHOTS) / f"{name}.png"
+            self.tab.screenshot(path=str(path))
+            from PIL import Image  # a few colours keep the committed pictures small
+
+            Image.open(path).convert("RGB").quantize(48).save(path, optimize=True)
 
 
 @pytest.fixture()

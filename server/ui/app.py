@@ -54,6 +54,11 @@ def add_ui(app: FastAPI, runtime: Runtime) -> UiContext:
     async def ui_root() -> RedirectResponse:
         return RedirectResponse(f"{PREFIX}/", status_code=307)
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> Response:
+        """None (a browser asks on pages that name no icon, e.g. a refusal)."""
+        return Response(status_code=204)
+
     return ctx
 
 

@@ -11,10 +11,11 @@ from scoperag.server.ui.context import UiContext
 
 
 def _disk_size(folder: Path) -> int | None:
-    """Bytes the files under `folder` take (None when it is not on this machine's disk)."""
+    """Bytes the files under `folder` take on disk, allocated blocks (a preallocated file's
+    unwritten part is not counted); None when it is not on this machine's disk."""
     if not folder.is_dir():
         return None
-    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+    return sum(path.stat().st_blocks * 512 for path in folder.rglob("*") if path.is_file())
 
 
 def overview(ctx: UiContext) -> dict[str, Any]:

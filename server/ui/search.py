@@ -90,6 +90,9 @@ def search_page(ctx: UiContext, profile: Profile, query: Mapping[str, Any]) -> d
     page.update(
         hits=[_hit_view(hit) for hit in hits],
         explain=result.get("explain") if isinstance(result, dict) else None,
+        summary={k: v for k, v in result.items() if not isinstance(v, list | dict)}
+        if isinstance(result, dict)
+        else {},
         listing=_listing(profile.name, result),
         raw=json.dumps(result, indent=2, default=str)[:20_000],
     )
