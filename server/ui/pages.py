@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -32,7 +33,12 @@ def read_routes(router: APIRouter, ctx: UiContext) -> None:
     from scoperag.server.ui.browse import browse, listing_tools
     from scoperag.server.ui.overview import health, overview
     from scoperag.server.ui.search import search_page
-    from scoperag.server.ui.upkeep import duplicates, edit_fields, history, upkeep_tools
+    from scoperag.server.ui.upkeep import (
+        duplicates_page,
+        edit_fields,
+        history_page,
+        upkeep_tools,
+    )
 
     @router.get("/", response_class=HTMLResponse)
     async def overview_page() -> Any:
@@ -78,27 +84,11 @@ def read_routes(router: APIRouter, ctx: UiContext) -> None:
         )
 
     @router.get("/memory/{profile}/history/{content_hash}", response_class=HTMLResponse)
-    async def history_page(profile: str, content_hash: str) -> Any:
-        def build() -> dict[str, Any]:
-            upkeep = upkeep_tools(ctx, ctx.profile(profile))
-            if "history" not in upkeep:
-                raise ScoperagError("This store serves no memory_history tool.")
-            found = history(ctx, upkeep["history"], content_hash)
-            return {"profile": profile, "history": found, "upkeep": upkeep}
-
+    async def history(profile: str, content_hash: str) -> Any:
+        build = partial(history_page, ctx, profile, content_hash)
         return await threaded(ctx, "history.html", build)
 
     @router.get("/memory/{profile}/duplicates", response_class=HTMLResponse)
-    async def duplicates_page(profile: str, request: Request) -> Any:
-        from scoperag.server.ui.forms import form_arguments
-
-        def build() -> dict[str, Any]:
-            upkeep = upkeep_tools(ctx, ctx.profile(profile))
-            if "duplicates" not in upkeep:
-                raise ScoperagError("This store serves no find_duplicates tool.")
-            schema = ctx.tools[upkeep["duplicates"]].parameters
-            arguments = form_arguments(schema, dict(request.query_params))
-            found = duplicates(ctx, upkeep["duplicates"], arguments)
-            return {"profile": profile, "found": found, "upkeep": upkeep}
-
+    async def duplicates(profile: str, request: Request) -> Any:
+        build = partial(duplicates_page, ctx, profile, dict(request.query_params))
         return await threaded(ctx, "duplicates.html", build)

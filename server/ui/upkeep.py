@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scoperag.core.errors import ScoperagError
 from scoperag.server.profiles.declaration import Profile
 from scoperag.server.ui.context import UiContext
 
@@ -34,11 +35,26 @@ def edit_fields(ctx: UiContext, tool: str) -> list[Any]:
     return [f for f in form_fields(ctx.tools[tool].parameters) if f.name != KEY]
 
 
-def history(ctx: UiContext, tool: str, content_hash: str) -> dict[str, Any]:
+def _served(ctx: UiContext, profile: str, action: str) -> tuple[dict[str, str], str]:
+    """The profile's upkeep tools and the one doing `action`, or an error naming it."""
+    upkeep = upkeep_tools(ctx, ctx.profile(profile))
+    if action not in upkeep:
+        raise ScoperagError(f"This store serves no {UPKEEP[action]} tool.")
+    return upkeep, upkeep[action]
+
+
+def history_page(ctx: UiContext, profile: str, content_hash: str) -> dict[str, Any]:
     """A memory's versions, oldest first, as the history tool gives them."""
-    return ctx.call(tool, {KEY: content_hash})
+    upkeep, tool = _served(ctx, profile, "history")
+    found = ctx.call(tool, {KEY: content_hash})
+    return {"profile": profile, "history": found, "upkeep": upkeep}
 
 
-def duplicates(ctx: UiContext, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """The duplicate groups (each with its newest member first), as the tool gives them."""
-    return ctx.call(tool, arguments)
+def duplicates_page(ctx: UiContext, profile: str, query: dict[str, Any]) -> dict[str, Any]:
+    """The duplicate groups (each with its newest member first), as the tool gives them for
+    the page's query (its threshold)."""
+    from scoperag.server.ui.forms import form_arguments
+
+    upkeep, tool = _served(ctx, profile, "duplicates")
+    found = ctx.call(tool, form_arguments(ctx.tools[tool].parameters, query))
+    return {"profile": profile, "found": found, "upkeep": upkeep}
