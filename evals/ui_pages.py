@@ -117,6 +117,9 @@ PAGES = {
     "search memory, newest": "/ui/search/memory?tool=search&run=1",
     "search pdf": "/ui/search/pdf?tool=qdrant-find&query=manual+tree&run=1",
     "ingest form": "/ui/ingest?profile=pdf",
+    # asked by the pages once shown, apart from them
+    "overview's check (apart)": "/ui/health",
+    "pdf's document listing (apart)": "/ui/listing/pdf/qdrant-list-documents",
 }
 
 
@@ -148,7 +151,7 @@ def main() -> None:
                     client.get(path)
                     spent.append((time.perf_counter() - start) * 1000)
                 p95 = statistics.quantiles(spent, n=20)[-1]
-                print(f"{label:<28} p50 {statistics.median(spent):8.1f} ms   p95 {p95:8.1f} ms")
+                print(f"{label:<32} p50 {statistics.median(spent):8.1f} ms   p95 {p95:8.1f} ms")
         finally:
             ctx.close()
             runtime.close()
