@@ -6,8 +6,10 @@ ones in docs/ui/ come from this)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -130,6 +132,17 @@ def test_browsing_memories_shows_a_table_with_their_groups(page: Page) -> None:
     assert tab.locator("#points tbody tr").count() == 5
     headers = tab.locator("#points thead").inner_text()
     assert "tags" in headers and "memory_type" in headers
+    months = tab.locator("#timeline .month")
+    assert months.count() == 13  # this month and the 12 before it
+    shown = {
+        months.nth(i).locator("small").nth(0).inner_text(): int(
+            months.nth(i).locator("small").nth(1).inner_text()
+        )
+        for i in range(13)
+    }
+    sample = json.loads((SAMPLES / "memories.json").read_text())["memories"]
+    stored = Counter(m["created_at"][2:7] for m in sample if m["created_at"][2:7] in shown)
+    assert {month: n for month, n in shown.items() if n} == dict(stored)
     page.shot("browse")
     types = tab.locator(".groups details").filter(has_text="types")
     types.locator("summary").click()

@@ -10,6 +10,8 @@ from scoperag.server.profiles.declaration import Profile
 from scoperag.server.ui.context import UiContext
 
 PAGE_SIZE = 25
+TIME_KEY = "created_at_ts"  # an indexed creation time (Unix seconds): the timeline's counts
+MONTHS = 12
 TEXT_KEYS = ("content", "text", "_node_content", "description")  # where a point's text is
 _HIDDEN = ("_node_content", "_node_type", "doc_id", "ref_doc_id")  # LlamaIndex's bookkeeping
 
@@ -68,6 +70,7 @@ def browse(
         records = backend.scroll(data.collection, flt, PAGE_SIZE, (page - 1) * PAGE_SIZE)
         rows = [_row(record.payload or {}) for record in records]
     columns = sorted({key for row in rows for key in row["fields"]})
+    months = timeline(backend, data.collection) if data.exists else []
     return {
         "profile": profile,
         "data": data,
@@ -79,7 +82,33 @@ def browse(
         "pages": max(1, -(-matching // PAGE_SIZE)),
         "matching": matching,
         "listings": listing_tools(ctx, profile) if data.exists else [],
+        "timeline": months,
+        "busiest": max((n for _, n in months), default=0),
     }
+
+
+def timeline(backend: Any, collection: str) -> list[tuple[str, int]]:
+    """Points stored per month over the last months (YYYY-MM, count), where the collection
+    indexes a creation time; else none."""
+    from datetime import UTC, datetime
+
+    from qdrant_client import models
+
+    if TIME_KEY not in backend.payload_indexes(collection):
+        return []
+    now = datetime.now(UTC)
+    starts = [
+        datetime(
+            now.year + (now.month - 1 - back) // 12, (now.month - 1 - back) % 12 + 1, 1, tzinfo=UTC
+        )
+        for back in range(MONTHS, -1, -1)
+    ]
+    months = []
+    for start, end in zip(starts, [*starts[1:], None], strict=True):
+        span = models.Range(gte=start.timestamp(), lt=end.timestamp() if end else None)
+        flt = models.Filter(must=[models.FieldCondition(key=TIME_KEY, range=span)])
+        months.append((start.strftime("%Y-%m"), backend.count(collection, flt)))
+    return months
 
 
 def listing_tools(ctx: UiContext, profile: Profile) -> list[str]:
