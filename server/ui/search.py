@@ -60,7 +60,10 @@ def _listing(profile: str, result: Any) -> str | None:
         return None
     from importlib import import_module
 
-    return import_module(LISTING).render_hits(profile, result, 100)
+    try:
+        return import_module(LISTING).render_hits(profile, result, 100)
+    except (KeyError, TypeError, ValueError):  # a shape it does not read: the hits as cards
+        return None
 
 
 def search_page(ctx: UiContext, profile: Profile, query: Mapping[str, Any]) -> dict[str, Any]:
