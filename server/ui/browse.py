@@ -8,10 +8,12 @@ from typing import Any
 from scoperag.core.errors import InvalidParameterError
 from scoperag.server.profiles.declaration import Profile
 from scoperag.server.ui.context import UiContext
+from scoperag.server.ui.upkeep import KEY  # what the upkeep controls name a row by
 
 PAGE_SIZE = 25
 TIME_KEY = "created_at_ts"  # an indexed creation time (Unix seconds): the timeline's counts
 MONTHS = 12
+LONG_WORD = 40  # a value longer than this without a space (a hash) is shown shortened
 TEXT_KEYS = ("content", "text", "_node_content", "description")  # where a point's text is
 _HIDDEN = ("_node_content", "_node_type", "doc_id", "ref_doc_id")  # LlamaIndex's bookkeeping
 
@@ -29,13 +31,25 @@ def point_text(payload: dict[str, Any]) -> str:
     return ""
 
 
+def _shown(value: Any) -> Any:
+    """A payload value as a cell: a list joined, a long word (a hash) shortened."""
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    if isinstance(value, str) and len(value) > LONG_WORD and " " not in value:
+        return value[:12] + "…"
+    return value
+
+
 def _row(payload: dict[str, Any]) -> dict[str, Any]:
+    from scoperag.core.engine.generations import GENERATION_KEY, SOURCE_KEY
+
+    hidden = {*TEXT_KEYS, *_HIDDEN, GENERATION_KEY, SOURCE_KEY}
     fields = {
-        key: ", ".join(map(str, value)) if isinstance(value, list) else value
+        key: _shown(value)
         for key, value in payload.items()
-        if key not in TEXT_KEYS and key not in _HIDDEN and not isinstance(value, dict)
+        if key not in hidden and not isinstance(value, dict)
     }
-    return {"text": point_text(payload), "fields": fields}
+    return {"text": point_text(payload), "fields": fields, "key": payload.get(KEY)}
 
 
 def _filter(profile: Profile, group: str | None, value: str | None) -> Any:
