@@ -65,8 +65,7 @@ class UiContext:
         )
         self._session: ToolSession | None = None
         self._lock = threading.Lock()
-        uploads = self.settings.data_dir / UPLOADS
-        self.uploads = uploads
+        self.uploads = self.settings.data_dir / UPLOADS
 
     @property
     def session(self) -> ToolSession:
