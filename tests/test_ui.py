@@ -242,3 +242,25 @@ async def test_the_python_bar_shows_whole_numbers() -> None:
     await bar(1.0, 117.0, "page 1")
     assert "1/117" in str(bar._bar)
     bar.close()
+
+
+def test_the_cli_bar_grows_its_total_with_the_note(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PDF's pages become the total once it is read; each line shows count and note together."""
+    import io
+
+    from scoperag.server.cli.support import progress_bar
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    update = progress_bar("pdf", unit="page")
+    update(0, 1, "a.pdf: reading")
+    update(4, 43, "a.pdf: 16/140 chunks embedded")
+    update(43, 43, "done")
+    lines = terminal.getvalue().replace("\r", "\n").splitlines()
+    assert any("4/43" in line and "16/140 chunks" in line for line in lines)
+    assert not any("0/1" in line and "chunks" in line for line in lines)
+    assert "43/43" in terminal.getvalue()
