@@ -7,10 +7,10 @@ is the whole entry; a file is the unit of replacement (re-ingesting it replaces 
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -147,10 +147,11 @@ class EmbedEntryStart(TransformComponent):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
     embedder: Embedder = Field(exclude=True)
+    progress: Callable[[int, int], None] | None = Field(default=None, exclude=True)
 
     def __call__(self, nodes: Sequence[BaseNode], **kwargs: object) -> Sequence[BaseNode]:
         starts = [TextNode(text=node.get_content()[:EMBED_CHARS]) for node in nodes]
-        EmbedNodes(embedder=self.embedder)(starts)
+        EmbedNodes(embedder=self.embedder, progress=self.progress)(starts)
         for node, start in zip(nodes, starts, strict=True):
             node.embedding = start.embedding
         return nodes
@@ -224,18 +225,16 @@ def _ingest_folder(
     document: DocumentInfo,
     backend: VectorBackend,
     embedder: Embedder,
-    progress: Callable[[Path], None],
+    progress: Callable[[Path, int, int], None],
 ) -> list[FileReport]:
     """Read and embed every file of one document, then replace them all as one generation
-    (an unreadable file keeps its stored items; so does a record that went bad)."""
+    (an unreadable file keeps its stored items; so does a record that went bad); `progress`
+    hears of each file's entries embedded (path, done, entries)."""
     reports: list[FileReport] = []
     nodes: list[BaseNode] = []
     kept: dict[str, list[str]] = {}
-    embed = IngestionPipeline(
-        transformations=[EmbedEntryStart(embedder=embedder)], disable_cache=True
-    )
     for path in files:
-        progress(path)
+        progress(path, 0, 0)
         report = FileReport(path=str(path), document=document.slug)
         reports.append(report)
         try:
@@ -246,7 +245,10 @@ def _ingest_folder(
         if not found.nodes and not found.kept_slugs and report.notes:
             continue  # a file of other kinds: nothing of ours in it, nothing to replace
         kept[f"{document.slug}/{path.name}"] = found.kept_slugs
-        nodes += embed.run(nodes=found.nodes)
+        step = EmbedEntryStart(embedder=embedder, progress=partial(progress, path))
+        nodes += IngestionPipeline(transformations=[step], disable_cache=True).run(
+            nodes=found.nodes
+        )
         report.items = len(found.nodes)
     if kept:
         keep_ids = _stored_ids(backend, {src: slugs for src, slugs in kept.items() if slugs})
@@ -276,14 +278,15 @@ def ingest_folders(
             except DndRejectedError as exc:
                 reports.append(FileReport(path=str(folder), error=f"{folder}: skipped, {exc}."))
     total = sum(len(files) for files, _ in work)
-    started = itertools.count()
+    order = {path: index for index, path in enumerate(p for files, _ in work for p in files)}
 
-    def file_started(path: Path) -> None:
+    def file_progress(path: Path, entries_done: int, entries: int) -> None:
         if progress:
-            progress(next(started), total, f"{path.parent.name}/{path.name}")
+            counted = f": {entries_done}/{entries} entries embedded" if entries else ""
+            progress(order[path], total, f"{path.parent.name}/{path.name}{counted}")
 
     for files, document in work:
-        reports += _ingest_folder(files, document, backend, embedder, file_started)
+        reports += _ingest_folder(files, document, backend, embedder, file_progress)
     if progress:
         progress(total, total, "done")
     return reports

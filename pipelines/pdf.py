@@ -148,9 +148,12 @@ def _chunk_id(index: int, page: BaseNode) -> str:
     return stable_id("pdf", meta["document_id"], meta["physical_page_index"], index)
 
 
-def page_chunks(pdf: PdfPages, embedder: Embedder) -> Sequence[BaseNode]:
-    """Split pages into chunks (each with its page's metadata and a chunk_index) and embed;
-    a cancelled or late ingestion stops between pages and between embedding batches."""
+def page_chunks(
+    pdf: PdfPages, embedder: Embedder, progress: Callable[[int, int], None] | None = None
+) -> Sequence[BaseNode]:
+    """Split pages into chunks (each with its page's metadata and a chunk_index) and embed,
+    telling `progress` (chunks embedded, chunks); a cancelled or late ingestion stops between
+    pages and between embedding batches."""
     splitter = SentenceSplitter(chunk_size=256, chunk_overlap=32, id_func=_chunk_id)
     pipeline = IngestionPipeline(transformations=[splitter])
     nodes: list[BaseNode] = []
@@ -165,7 +168,7 @@ def page_chunks(pdf: PdfPages, embedder: Embedder) -> Sequence[BaseNode]:
         page = node.metadata["physical_page_index"]
         node.metadata["chunk_index"] = per_page.get(page, 0)
         per_page[page] = node.metadata["chunk_index"] + 1
-    return EmbedNodes(embedder=embedder)(nodes)
+    return EmbedNodes(embedder=embedder, progress=progress)(nodes)
 
 
 def ingest_pdfs(
@@ -177,16 +180,29 @@ def ingest_pdfs(
     progress: FileProgress | None = None,
     indexes: Sequence[FilterableField] = PDF_INDEXES,
 ) -> list[FileReport]:
-    """Ingest each file, replacing its earlier pages; a bad file is reported and skipped."""
+    """Ingest each file, replacing its earlier pages; a bad file is reported and skipped.
+
+    `progress` counts pages (done, total, note): a file counts 1 until it is read, then its
+    pages, done as its chunks are embedded; the note names the file and its chunks."""
     if document_id is not None and len(paths) != 1:
         raise ValueError(
             f"--document-id names one document but {len(paths)} files were given; "
             "ingest them one at a time or let each take its file name."
         )
     reports = []
-    for done, path in enumerate(paths):
+    pages = [1] * len(paths)  # each file's pages, once read
+
+    def embedded(index: int, name: str) -> Callable[[int, int], None]:
+        def report(chunks_done: int, chunks: int) -> None:
+            if progress:
+                done = sum(pages[:index]) + pages[index] * chunks_done // max(chunks, 1)
+                progress(done, sum(pages), f"{name}: {chunks_done}/{chunks} chunks embedded")
+
+        return report
+
+    for index, path in enumerate(paths):
         if progress:
-            progress(done, len(paths), path.name)
+            progress(sum(pages[:index]), sum(pages), f"{path.name}: reading")
         report = FileReport(path=str(path))
         try:
             pdf = read_pdf(path, document_id)
@@ -196,14 +212,15 @@ def ingest_pdfs(
             continue
         report.document_id = pdf.document_id
         report.pages = len(pdf.labels)
+        pages[index] = max(report.pages, 1)
         report.pages_with_text = sum(1 for text in pdf.texts if text)
         if report.pages_with_text < report.pages:
             report.notes.append(f"{report.pages - report.pages_with_text} page(s) have no text")
-        nodes = page_chunks(pdf, embedder)
+        nodes = page_chunks(pdf, embedder, embedded(index, path.name))
         report.chunks = replace_source(
             backend, embedder, collection, list(indexes), pdf.document_id, nodes
         )
         reports.append(report)
     if progress:
-        progress(len(paths), len(paths), "done")
+        progress(sum(pages), sum(pages), "done")
     return reports

@@ -60,29 +60,35 @@ def check_store(settings: Settings, accept_loss: tuple[str, ...] = ()) -> StoreC
 
     runtime = Runtime(settings)
     try:
-        backend = runtime.backend
-        engine = settings.effective_backend
-        root = settings.data_dir / "edge" if engine == "edge" else None
-        report = StoreCheck(
-            data_dir=str(settings.data_dir),
-            engine=engine,
-            checked_in=_where(backend, settings),
-            collections=[],
-        )
-        if root is not None:
-            _disk(report, root)
-        elif accept_loss:
-            raise ScoperagError(f"--accept-loss is for the edge engine; this store is {engine}.")
-        for name in accept_loss:
-            if not backend.collection_exists(name):
-                choices = ", ".join(backend.list_collections()) or "none"
-                raise InvalidParameterError("--accept-loss", name, choices)
-            report.accepted[name] = backend.accept_loss(name)
-        for name in backend.list_collections():
-            report.collections.append(_check_collection(backend, name, root))
-        return report
+        return check_backend(runtime.backend, settings, accept_loss)
     finally:
         runtime.close()
+
+
+def check_backend(
+    backend: Any, settings: Settings, accept_loss: tuple[str, ...] = ()
+) -> StoreCheck:
+    """`check_store` on an engine this process already has open (the web UI's)."""
+    engine = settings.effective_backend
+    root = settings.data_dir / "edge" if engine == "edge" else None
+    report = StoreCheck(
+        data_dir=str(settings.data_dir),
+        engine=engine,
+        checked_in=_where(backend, settings),
+        collections=[],
+    )
+    if root is not None:
+        _disk(report, root)
+    elif accept_loss:
+        raise ScoperagError(f"--accept-loss is for the edge engine; this store is {engine}.")
+    for name in accept_loss:
+        if not backend.collection_exists(name):
+            choices = ", ".join(backend.list_collections()) or "none"
+            raise InvalidParameterError("--accept-loss", name, choices)
+        report.accepted[name] = backend.accept_loss(name)
+    for name in backend.list_collections():
+        report.collections.append(_check_collection(backend, name, root))
+    return report
 
 
 def _where(backend: Any, settings: Settings) -> str:

@@ -51,8 +51,9 @@ def progress_bar(label: str, unit: str = "file") -> Callable[[int, int, str], No
     def update(done: int, total: int, note: str) -> None:
         if "bar" not in bar:
             bar["bar"] = tqdm(total=total, desc=label, unit=unit, disable=not sys.stderr.isatty())
-        bar["bar"].set_postfix_str(note)
+        bar["bar"].total = total  # a total may grow as files are read (a PDF's pages)
         bar["bar"].n = done
+        bar["bar"].set_postfix_str(note, refresh=False)
         bar["bar"].refresh()
         if done >= total:
             bar["bar"].close()

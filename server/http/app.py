@@ -10,10 +10,12 @@ from fastmcp import FastMCP
 from scoperag.server.http.security import secure
 from scoperag.server.profiles import declarations
 from scoperag.server.runtime import Runtime
+from scoperag.server.ui.app import add_ui
 
 
 def build_http_app(runtime: Runtime, mcp: FastMCP, host: str = "127.0.0.1") -> FastAPI:
-    """FastAPI app (OpenAPI at /openapi.json): `/mcp`, `/healthz`, and profile routers.
+    """FastAPI app (OpenAPI at /openapi.json): `/mcp`, `/healthz`, profile routers and the web
+    UI at `/ui`.
 
     An enabled profile that declares HTTP routes adds its module's `http_router(runtime)`.
     Every path but `/healthz` needs SCOPERAG_HTTP_TOKEN when it is set; Host/Origin and body
@@ -31,6 +33,7 @@ def build_http_app(runtime: Runtime, mcp: FastMCP, host: str = "127.0.0.1") -> F
     for profile in declarations(runtime.settings.profiles):
         if profile.http:
             app.include_router(importlib.import_module(profile.http).http_router(runtime))
+    add_ui(app, runtime)
     app.mount("/", mcp_app)
     token = runtime.settings.http_token
     secure(app, host, token.get_secret_value() if token else None)

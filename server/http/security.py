@@ -16,11 +16,17 @@ from fastapi import FastAPI
 from fastmcp.server.http import HostOriginGuardMiddleware
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, RequestBodyLimitMiddleware
 from starlette.datastructures import Headers
+from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 # Paths answered without a token: liveness only.
 OPEN_PATHS = frozenset({"/healthz"})
+# A browser sends no Authorization header: the web UI's pages take the token from a cookie,
+# set by `/ui/login?token=...` from the token in the link the UI prints.
+UI_PATHS = "/ui"
+TOKEN_COOKIE = "scoperag_token"
+TOKEN_QUERY = "token"
 MAX_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
 
 
@@ -48,7 +54,7 @@ class BearerTokenMiddleware:
             return
         scheme, _, given = Headers(scope=scope).get("authorization", "").partition(" ")
         matches = hmac.compare_digest(given.strip(" ").encode("latin-1"), self.expected)
-        if not (matches and scheme.lower() == "bearer"):
+        if not ((matches and scheme.lower() == "bearer") or self._ui_token(scope)):
             response = JSONResponse(
                 {
                     "error": "unauthorized",
@@ -61,6 +67,16 @@ class BearerTokenMiddleware:
             await response(scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+    def _ui_token(self, scope: Scope) -> bool:
+        """A UI page's token: its cookie, or the login link's query parameter."""
+        path = scope["path"]
+        if path != UI_PATHS and not path.startswith(UI_PATHS + "/"):
+            return False
+        given = [Request(scope).cookies.get(TOKEN_COOKIE, "")]
+        if path == f"{UI_PATHS}/login":
+            given.append(Request(scope).query_params.get(TOKEN_QUERY, ""))
+        return any(hmac.compare_digest(g.encode("utf-8"), self.expected) for g in given)
 
 
 class ForeignHostForbidden:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from fastmcp import Client, FastMCP
@@ -19,6 +19,8 @@ from fastmcp.tools import Tool
 from scoperag.server.python_api.methods import ToolCallError, result_value
 
 T = TypeVar("T")
+# receives (progress, total, message) of each progress notification of a call
+ProgressHandler = Callable[[float, float | None, str | None], Awaitable[None]]
 # the thread a session's loop runs in, and so its in-memory server
 THREAD_NAME = "scoperag-tools"
 
@@ -69,18 +71,23 @@ class ToolSession:
         """Run `work` on the session's loop and wait for its result."""
         return asyncio.run_coroutine_threadsafe(work, self._loop).result()
 
-    def call(self, name: str, arguments: dict[str, Any]) -> Any:
-        """Call tool `name`: its result model, or `ToolCallError` with the tool's message."""
-        return self.run(self._call(name, arguments))
+    def call(
+        self, name: str, arguments: dict[str, Any], progress: ProgressHandler | None = None
+    ) -> Any:
+        """Call tool `name`: its result model, or `ToolCallError` with the tool's message.
+        `progress` receives the call's progress notifications (default: a bar, if enabled)."""
+        return self.run(self._call(name, arguments, progress))
 
-    async def _call(self, name: str, arguments: dict[str, Any]) -> Any:
+    async def _call(
+        self, name: str, arguments: dict[str, Any], progress: ProgressHandler | None = None
+    ) -> Any:
         client = self._client
         if client is None:  # set before the constructor returns; None only after a failed start
             raise RuntimeError("the tool session is not open")
-        bar = ProgressBar(name) if self.progress else None
+        bar = ProgressBar(name) if self.progress and progress is None else None
         try:
             result = await client.call_tool(
-                name, arguments, raise_on_error=False, progress_handler=bar
+                name, arguments, raise_on_error=False, progress_handler=progress or bar
             )
         finally:
             if bar is not None:
@@ -116,10 +123,10 @@ class ProgressBar:
         if self._bar is None:
             from tqdm.auto import tqdm
 
-            self._bar = tqdm(total=total, desc=self.label)
+            self._bar = tqdm(total=whole(total), desc=self.label)
         if total is not None:
-            self._bar.total = total
-        self._bar.n = progress
+            self._bar.total = whole(total)
+        self._bar.n = whole(progress)
         if message:
             self._bar.set_postfix_str(message, refresh=False)
         self._bar.refresh()
@@ -127,3 +134,9 @@ class ProgressBar:
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
+
+
+def whole(value: float | None) -> float | int | None:
+    """A count sent as a JSON number (MCP progress is a float) as the int it is, so a bar shows
+    `3/117`, not `3.0/117.0`."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value

@@ -43,9 +43,8 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         from scoperag.server.runtime import Runtime
 
         runtime = Runtime(load_settings(pdf_collection=collection))
-        result = run_friendly(
-            lambda: ingest_paths(runtime, list(paths), document_id, progress_bar("pdf"))
-        )
+        bar = progress_bar("pdf", unit="page")  # pages of every file, done as chunks embed
+        result = run_friendly(lambda: ingest_paths(runtime, list(paths), document_id, bar))
         runtime.close()
         print_report(result, as_json)
         if result.skipped and not result.ingested:
