@@ -131,19 +131,28 @@ def write_routes(router: APIRouter, ctx: UiContext, jobs: Jobs) -> None:
 
         def build() -> dict[str, Any]:
             from scoperag.core.config.paths import regular_file
+            from scoperag.server.eval_explain import explain_misses, render_misses
+            from scoperag.server.eval_output import StoreContents
             from scoperag.server.evaluation import evaluate, read_questions
             from scoperag.server.ui.search import search_link
 
             path = regular_file(str(form.get("path", "")), ctx.allowed_dirs(), "path")
             k = form_arguments({"properties": {"k": {"type": "integer"}}}, form).get("k", 5)
-            report = evaluate(ctx.session.call, path, k)
-            questions = dict(read_questions(path))
+            call, tools = ctx.session.call, ctx.session.tools
+            report = evaluate(call, path, k, StoreContents(ctx.runtime))
+            questions = dict(read_questions(path)[0])
             owners = {tool: p.name for p in ctx.profiles() for tool in p.methods.values()}
             links = {
                 miss.line: search_link(owners[miss.tool], miss.tool, questions[miss.line].arguments)
                 for miss in report.missed
                 if miss.tool in owners
             }
-            return {"report": report.model_dump(mode="json"), "path": str(path), "links": links}
+
+            def properties(tool: str) -> dict[str, Any]:
+                return tools[tool].parameters.get("properties", {})
+
+            why = explain_misses(call, properties, ctx.runtime.backend, report, path)
+            data = report.model_dump(mode="json")
+            return {"report": data, "path": str(path), "links": links, "why": render_misses(why)}
 
         return await threaded(ctx, "eval.html", build)
