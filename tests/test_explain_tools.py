@@ -7,6 +7,7 @@ the filter against the one built from the arguments; explain off changes nothing
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from fastmcp import Client
@@ -20,7 +21,7 @@ from test_pdf_tools import pdf_runtime  # noqa: F401
 from scoperag.core.contracts.books import BOOK_ID, READ_UP_TO
 from scoperag.core.contracts.dnd import COLLECTION as DND
 from scoperag.core.contracts.memory import COLLECTION as MEMORY
-from scoperag.core.contracts.memory import TAGS_ANY
+from scoperag.core.contracts.memory import TAGS_ANY, current_memories
 from scoperag.core.contracts.pdf import PDF_FIELDS
 from scoperag.core.embedding.bm25 import document_vector, query_vector
 from scoperag.core.engine.node_payload import stored_text_and_metadata
@@ -104,18 +105,31 @@ async def test_qdrant_find_explains_hits_with_the_engine_figures(pdf_runtime: Ru
     assert all(drop["stage"] == "limit" for drop in dropped)  # no floor here
 
 
+def current_only(applied: dict[str, Any], before: float, after: float, **values: Any) -> dict:
+    """The filter a memory search builds from `values`, current memories only, at the moment
+    (between `before` and `after`) the applied filter was built."""
+    expiry = next(condition for condition in applied["must"] if "should" in condition)
+    moment = expiry["should"][1]["range"]["gt"]
+    assert before <= moment <= after
+    extra = current_memories(moment, include_superseded=False, include_expired=False)
+    built = build_filter([TAGS_ANY], values, extra=extra)
+    return built.model_dump(mode="json", exclude_none=True)
+
+
 async def test_memory_search_lists_what_the_floor_dropped(memory_server, memory_runtime) -> None:  # noqa: F811
     query = "database locked errors"
     plain = await search(memory_server, query=query, min_similarity=0.7, page_size=5)
+    before = time.time()
     explained = await search(
         memory_server, query=query, min_similarity=0.7, page_size=5, explain=True
     )
+    after = time.time()
     assert plain["memories"] and "explain" not in plain
     assert [row["content_hash"] for row in explained["memories"]] == [
         row["content_hash"] for row in plain["memories"]
     ]
     result = explained["explain"]
-    assert result.get("filter") is None  # no facet: no filter (empty fields are left out)
+    assert result["filter"] == current_only(result["filter"], before, after)  # no facet
     floor = 2 * 0.7 - 1
     floors = [drop for drop in result["dropped"] if drop["stage"] == "floor"]
     assert floors and all(drop["score"] < floor for drop in floors)
@@ -135,14 +149,15 @@ async def test_memory_explain_filter_is_the_one_built_and_plain_toon_is_unchange
     async with Client(memory_server) as session:
         plain = await session.call_tool("search", {"query": "sqlite", "tags": ["bench:bugfix-5"]})
         again = await session.call_tool("search", {"query": "sqlite", "tags": ["bench:bugfix-5"]})
+        before = time.time()
         explained = await session.call_tool(
             "search", {"query": "sqlite", "tags": ["bench:bugfix-5"], "explain": True}
         )
+        after = time.time()
     assert plain.content[0].text == again.content[0].text and "explain" not in plain.content[0].text
     assert "explain" in explained.content[0].text and "dense" in explained.content[0].text
-    built = build_filter([TAGS_ANY], {"tags": ["bench:bugfix-5"]})
-    expected = built.model_dump(mode="json", exclude_none=True)
-    assert explained.structured_content["explain"]["filter"] == expected
+    applied = explained.structured_content["explain"]["filter"]
+    assert applied == current_only(applied, before, after, tags=["bench:bugfix-5"])
 
 
 async def test_search_book_lists_the_spoiler_gate_cut(books_runtime: Runtime, book) -> None:  # noqa: F811

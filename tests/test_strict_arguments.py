@@ -50,6 +50,8 @@ async def test_every_input_schema_forbids_unknown_keys(client: Client) -> None:
 # The tools that change the store, and whether they may replace or delete what is stored.
 WRITE_TOOLS = {
     "store_memory": False,  # content-addressed: only adds
+    "update_memory": False,  # a new version; the old one is kept
+    "merge_memories": False,  # a new memory; the members are kept
     "ingest_memories": False,
     "qdrant-store": False,
     "delete_memory": True,
@@ -71,7 +73,8 @@ async def test_every_tool_says_what_it_changes(client: Client) -> None:
         assert hint.readOnlyHint is (name not in WRITE_TOOLS), name
     writes = {name: hints[name] for name in WRITE_TOOLS}
     assert {name: hint.destructiveHint for name, hint in writes.items()} == WRITE_TOOLS
-    assert all(hint.idempotentHint is True for hint in writes.values())
+    once = {"update_memory", "merge_memories"}  # a second call finds the memory replaced
+    assert {name for name, hint in writes.items() if not hint.idempotentHint} == once
 
 
 @pytest.mark.parametrize(

@@ -60,5 +60,7 @@ def test_help_shows_plain_types_defaults_and_descriptions(store: Store) -> None:
     assert "page_size (int, default 10): Memories per page (1-100)." in shown
     assert "min_similarity (float, default 0.6): Ranked searches only" in shown
     find = pydoc.render_doc(store.pdf.find, renderer=pydoc.plaintext)
-    assert "find(query: str, limit: int = 10, document_id: str | None = None" in find
+    assert (
+        "find(query: str, limit: int = 10, explain: bool = False, document_id: str | None" in find
+    )
     assert "    query (str): What to look for" in find
