@@ -100,4 +100,5 @@ def register(cli: click.Group, ingest: click.Group) -> None:
             f"imported {report.imported} into {report.profile} from {report.file} "
             f"({report.format}{', re-embedded' if report.reembedded else ''}): "
             f"{report.duplicates} skipped as exact duplicates, {report.refused_count} refused"
+            + (f"; {report.state} items of the profile's state restored" if report.state else "")
         )

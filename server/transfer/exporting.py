@@ -8,7 +8,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.server.transfer.formats import (
@@ -54,6 +54,16 @@ def export_formats(profile: str) -> list[str]:
     return [FORMAT, *importlib.import_module(module).EXPORTS]
 
 
+def state_module(profile: str) -> Any:
+    """The module keeping `profile`'s state beside its collection, or None (`Profile.state`)."""
+    import importlib
+
+    from scoperag.server.profiles import declaration
+
+    module = declaration(profile).state
+    return None if module is None else importlib.import_module(module)
+
+
 def export_profile(
     runtime: Runtime,
     profile: str,
@@ -82,7 +92,9 @@ def export_profile(
     try:
         with open_for_writing(temporary, compressed=path.suffix == ".gz") as file:
             if chosen == FORMAT:
-                written = _write_sections(backend, profile, present, file, progress)
+                keeper = state_module(profile)
+                state = {} if keeper is None else keeper.export_state(runtime.settings)
+                written = _write_sections(backend, profile, present, state, file, progress)
             else:
                 written = _write_foreign(backend, profile, chosen, present, file, progress)
         os.replace(temporary, path)
@@ -98,10 +110,11 @@ def _write_sections(
     backend: VectorBackend,
     profile: str,
     collections: list[str],
+    state: dict[str, Any],
     file: IO[str],
     progress: Progress | None,
 ) -> dict[str, int]:
-    """Each collection as a header line, then its points."""
+    """Each collection as a header line (carrying the profile's `state`), then its points."""
     from scoperag.core.engine.collection_embedder import stored_embedder
 
     counts = {name: backend.count(name, None) for name in collections}
@@ -115,6 +128,7 @@ def _write_sections(
             points=counts[name],
             metadata={k: v for k, v in metadata.items() if k not in NOT_EXPORTED},
             indexes=backend.payload_indexes(name),
+            state=state,
         )
         file.write(header.model_dump_json() + "\n")
         written[name] = 0

@@ -56,6 +56,10 @@ class ExportHeader(BaseModel):
     dense_encoding: str = Field(
         default=DENSE_ENCODING, description="How `dense` is written (a list is read too)."
     )
+    state: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The profile's state kept beside its collection (books: reading positions).",
+    )
 
 
 def is_header(line: object) -> bool:

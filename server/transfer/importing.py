@@ -136,6 +136,7 @@ def _import_export(
 ) -> ImportReport:
     from scoperag.core.engine.collection_embedder import EMBEDDER_KEY
     from scoperag.server.transfer.collection_writer import write_collection
+    from scoperag.server.transfer.exporting import state_module
 
     report = ImportReport(file=str(path), format=FORMAT, profile=into or "", reembedded=reembed)
     with open_for_reading(path) as file:
@@ -162,6 +163,9 @@ def _import_export(
             report.profile = header.profile
             report.collections.append(copy)
             report.imported += copy.points
+            keeper = state_module(header.profile) if header.state else None
+            if keeper is not None:
+                report.state += keeper.import_state(runtime.settings, header.state)
     if not report.collections:
         raise ScoperagError(f"{path}: no section of a scoperag export could be read.")
     return report

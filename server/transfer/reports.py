@@ -35,6 +35,9 @@ class ImportReport(BaseModel):
     )
     refused_count: int = 0
     reembedded: bool = False
+    state: int = Field(
+        default=0, description="State items restored beside the points (books: reading positions)."
+    )
 
     def refuse(self, reason: str) -> None:
         """Count a refused item, listing its reason among the first ones."""

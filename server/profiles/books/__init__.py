@@ -17,6 +17,7 @@ PROFILE = Profile(
         "ingest": "ingest_book",
     },
     python_api="scoperag.server.profiles.books.python_api:BookProfile",
+    state="scoperag.server.profiles.books.reading_state",
     source="{book_id}, sentences {pos_start}-{pos_end} ({chapter_title})",
     sample=Sample("pride-and-prejudice-ch1-3.txt", "scoperag ingest books {path} --book-id pride"),
     groups={"books": "book_id"},

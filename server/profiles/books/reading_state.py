@@ -7,8 +7,11 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
+
+from scoperag.core.config.settings import Settings
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS reading_positions (
@@ -55,11 +58,40 @@ class ReadingState:
 
     def set(self, book_id: str, reader: str, sid: int) -> SavedPosition:
         saved = SavedPosition(book_id=book_id, reader=reader, sid=sid, updated_at=datetime.now(UTC))
+        return self.put(saved)
+
+    def put(self, saved: SavedPosition) -> SavedPosition:
+        """Write `saved` as it is (its time included), replacing the reader's position."""
         with self._connect() as connection:
             connection.execute(
                 "INSERT INTO reading_positions (book_id, reader, sid, updated_at) "
                 "VALUES (?, ?, ?, ?) ON CONFLICT (book_id, reader) "
                 "DO UPDATE SET sid = excluded.sid, updated_at = excluded.updated_at",
-                (book_id, reader, sid, saved.updated_at.isoformat()),
+                (saved.book_id, saved.reader, saved.sid, saved.updated_at.isoformat()),
             )
         return saved
+
+    def all(self) -> list[SavedPosition]:
+        """Every reader's position in every book."""
+        with self._connect() as connection:
+            rows = connection.execute(
+                "SELECT book_id, reader, sid, updated_at FROM reading_positions "
+                "ORDER BY book_id, reader"
+            ).fetchall()
+        keys = ("book_id", "reader", "sid", "updated_at")
+        return [SavedPosition(**dict(zip(keys, row, strict=True))) for row in rows]
+
+
+def export_state(settings: Settings) -> dict[str, Any]:
+    """What an export carries beside the books collection: every reader's position."""
+    positions = ReadingState(settings.state_path).all()
+    return {"reading_positions": [saved.model_dump(mode="json") for saved in positions]}
+
+
+def import_state(settings: Settings, state: dict[str, Any]) -> int:
+    """Restore the reading positions of an export (each replaces that reader's); how many."""
+    reading = ReadingState(settings.state_path)
+    positions = [SavedPosition.model_validate(item) for item in state.get("reading_positions", [])]
+    for saved in positions:
+        reading.put(saved)
+    return len(positions)
