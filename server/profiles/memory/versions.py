@@ -22,8 +22,12 @@ from qdrant_client import models
 
 from scoperag.core.contracts.memory import (
     COLLECTION,
+    CONTENT_HASH,
+    LINEAGE,
     MEMORY_INDEXES,
+    SUPERSEDED_BY,
     MemoryPayload,
+    current_memories,
     normalise_tags,
     parse_moment,
     rfc3339,
@@ -31,6 +35,7 @@ from scoperag.core.contracts.memory import (
 )
 from scoperag.core.engine.collections import prepare_for_writing
 from scoperag.core.errors import ConflictError, InvalidParameterError
+from scoperag.core.filters.fields import FilterableField, build_filter
 from scoperag.pipelines.memories import existing_hashes, make_memory, memory_id, memory_point
 from scoperag.pipelines.memory_order import assign_order, writers_take_turns
 from scoperag.server.data_admin import HASH_SHOWN, UnknownIdError, stored_id
@@ -48,14 +53,19 @@ MOST_VERSIONS = 10_000  # versions read of one line
 CHANGED = ("content", "tags", "memory_type", "metadata", "expires_at")
 
 
-def _equals(key: str, value: str) -> models.FieldCondition:
-    return models.FieldCondition(key=key, match=models.MatchValue(value=value))
+def _where(field: FilterableField, value: str) -> models.Filter:
+    """The memories whose `field` is `value`, as the profile's filters build it."""
+    found = build_filter([field], {field.name: value})
+    assert found is not None  # a value is given
+    return found
 
 
 def _is_current(hash_: str) -> models.Filter:
-    """The version with this hash, while nothing supersedes it."""
-    superseded = models.IsEmptyCondition(is_empty=models.PayloadField(key="superseded_by"))
-    return models.Filter(must=[_equals("content_hash", hash_), superseded])
+    """The version with this hash, while nothing supersedes it (expired or not)."""
+    unreplaced = current_memories(0.0, include_superseded=False, include_expired=True)
+    found = build_filter([CONTENT_HASH], {CONTENT_HASH.name: hash_}, extra=unreplaced)
+    assert found is not None
+    return found
 
 
 def _lineage(payload: dict[str, Any]) -> str:
@@ -85,7 +95,7 @@ class MemoryVersions:
         return found
 
     def _by_hash(self, hash_: str) -> dict[str, Any] | None:
-        flt = models.Filter(must=[_equals("content_hash", hash_)])
+        flt = _where(CONTENT_HASH, hash_)
         found = self.runtime.backend.scroll(COLLECTION, flt, limit=1)
         return (found[0].payload or {}) if found else None
 
@@ -160,7 +170,7 @@ class MemoryVersions:
 
     def _landed(self, memory: MemoryPayload) -> bool:
         """Whether this very write is stored (each version it replaced points at it)."""
-        marked = models.Filter(must=[_equals("superseded_by", memory.content_hash)])
+        marked = _where(SUPERSEDED_BY, memory.content_hash)
         replaced = self.runtime.backend.scroll(COLLECTION, marked, limit=MOST_VERSIONS)
         hashes = {(record.payload or {}).get("content_hash") for record in replaced}
         return hashes == set(memory.supersedes)
@@ -224,7 +234,7 @@ class MemoryVersions:
         """Every version of the line of the memory named, oldest first."""
         payload = self.stored(params.content_hash)
         lineage = _lineage(payload)
-        line = models.Filter(should=[_equals("lineage", lineage), _equals("content_hash", lineage)])
+        line = models.Filter(should=[_where(LINEAGE, lineage), _where(CONTENT_HASH, lineage)])
         records = self.runtime.backend.scroll(COLLECTION, line, limit=MOST_VERSIONS)
         payloads = [record.payload or {} for record in records]
         payloads.sort(key=lambda p: (p.get("version", 1), _written(p)))
