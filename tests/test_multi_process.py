@@ -363,6 +363,8 @@ def test_a_stopped_owner_fails_calls_at_once_naming_it(data_dir: Path, embedder:
         assert attached.backend.role == "attached"
         assert attached.backend.list_collections() == []
         os.kill(owner.pid, signal.SIGSTOP)
+        while not process_stopped(owner.pid):  # the signal is delivered asynchronously
+            time.sleep(0.01)
         for connect in (False, True):  # a call of an attached process, then a new process
             began = time.monotonic()
             with pytest.raises(OwnerStoppedError) as stopped:
