@@ -151,7 +151,7 @@ def test_a_search_form_is_built_from_the_tools_schema(page: Page, store: tuple) 
     for name in schema:
         assert tab.locator(f'#search-form [name="{name}"]').count() == 1, name
     tab.fill('#search-form [name="query"]', "embedded engine")
-    tab.fill('#search-form [name="min_similarity"]', "0")
+    tab.fill('#search-form [name="min_similarity"]', "-1")
     tab.click("#search-form button[type=submit]")
     assert re.match(r"[1-9]\d* hit", tab.locator("#hit-count").inner_text())
     page.shot("search")
@@ -160,7 +160,7 @@ def test_a_search_form_is_built_from_the_tools_schema(page: Page, store: tuple) 
 def test_a_search_with_explain_shows_the_ranks_table(page: Page, store: tuple) -> None:
     tab = page.open("/ui/search/memory")
     tab.fill('#search-form [name="query"]', "embedded engine")
-    tab.fill('#search-form [name="min_similarity"]', "0")
+    tab.fill('#search-form [name="min_similarity"]', "-1")
     tab.check('#search-form [name="explain"]')
     tab.click("#search-form button[type=submit]")
     table = tab.locator("#explain-hits")
@@ -245,7 +245,7 @@ def test_editing_a_memory_makes_a_second_version(page: Page, store: tuple) -> No
     versions = tab.locator("#versions .version")
     assert [versions.nth(i).inner_text() for i in range(versions.count())] == ["1", "2"]
     page.shot("history")
-    tab = page.open("/ui/search/memory?tool=search&query=green+tea+four&min_similarity=0&run=1")
+    tab = page.open("/ui/search/memory?tool=search&query=green+tea+four&min_similarity=-1&run=1")
     assert old not in tab.content()
     assert "Green tea at four" in tab.content()
 
@@ -261,7 +261,7 @@ def test_merging_a_duplicate_group_leaves_one_memory(page: Page, store: tuple) -
     with tab.expect_navigation():
         group.locator("button.merge").click()
     assert tab.locator("form.group").filter(has_text="The sky is blue").count() == 0
-    found = ctx.call("search", {"query": "sky blue", "min_similarity": 0, "tags": ["sky"]})
+    found = ctx.call("search", {"query": "sky blue", "min_similarity": -1, "tags": ["sky"]})
     assert len(found["memories"]) == 1
 
 
@@ -269,7 +269,7 @@ def test_the_eval_page_runs_a_question_file(page: Page, store: tuple, tmp_path: 
     url, ctx = store
     questions = ctx.uploads / "questions.jsonl"
     questions.parent.mkdir(parents=True, exist_ok=True)
-    line = '{"tool": "search", "arguments": {"query": "embedded engine", "min_similarity": 0}, '
+    line = '{"tool": "search", "arguments": {"query": "embedded engine", "min_similarity": -1}, '
     missed = line.replace("embedded engine", "reading positions")
     questions.write_text(
         line
