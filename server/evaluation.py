@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field, ValidationError
 
 from scoperag.core.errors import InvalidParameterError, ScoperagError
-from scoperag.server.python_api.retrieval import hit_list, hit_payload
+from scoperag.server.results.hits import hits_of
 
 Call = Callable[[str, dict[str, Any]], Any]  # a tool call: its name and its arguments
 # how a tool's refusal of its arguments begins (`describe_validation_error`)
@@ -152,7 +152,7 @@ def score(line: int, question: Question, result: Any, k: int) -> QuestionScore:
     """One question's figures from the tool's result (LlamaIndex's HitRate, Recall, MRR)."""
     from llama_index.core.evaluation.retrieval.metrics import MRR, HitRate, Recall
 
-    payloads = [hit_payload(hit) for hit in hit_list(result)[:k]]
+    payloads = [hit.fields for hit in hits_of(question.tool, result)[:k]]
     # each hit's id: the first relevant entry it matches, else its own rank
     retrieved = [
         next((f"relevant-{i}" for i, e in enumerate(question.relevant) if matches(p, e)), f"#{r}")

@@ -52,14 +52,14 @@ def _hit_view(hit: dict[str, Any]) -> dict[str, Any]:
     return {"text": text, "fields": fields, "explain": hit.get("explain")}
 
 
-def _listing(profile: str, result: Any) -> str | None:
-    """The CLI's readable listing of the answer (`server.cli.render.listing`)."""
+def _listing(tool: str, result: Any) -> str | None:
+    """The CLI's readable listing of the answer (`server.results.listing`)."""
     if not isinstance(result, dict):
         return None
-    from scoperag.server.cli.render.listing import render_hits
+    from scoperag.server.results.listing import render_hits
 
     try:
-        return render_hits(profile, result, 100)
+        return render_hits(tool, result, 100)
     except (KeyError, TypeError, ValueError):  # a shape it does not read: the hits as cards
         return None
 
@@ -94,7 +94,7 @@ def search_page(ctx: UiContext, profile: Profile, query: Mapping[str, Any]) -> d
         summary={k: v for k, v in result.items() if not isinstance(v, list | dict)}
         if isinstance(result, dict)
         else {},
-        listing=_listing(profile.name, result),
+        listing=_listing(name, result),
         raw=json.dumps(result, indent=2, default=str)[:20_000],
     )
     return page
