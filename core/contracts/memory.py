@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from scoperag.core.config.settings import Settings
 from scoperag.core.errors import InvalidParameterError
 from scoperag.core.filters.fields import Condition, FieldType, FilterableField
-from scoperag.core.filters.params import json_array, plain_item
+from scoperag.core.filters.params import as_list, plain_item
 
 if TYPE_CHECKING:
     from qdrant_client import models
@@ -158,13 +158,11 @@ def parse_expiry(value: object, parameter: str = "expires_at") -> datetime:
 
 
 def normalise_tags(value: str | list[str] | None, parameter: str = "tags") -> list[str] | None:
-    """Tags as a list: a JSON array as text is that array, `"a, b"` is split on commas, `""`
-    means none; blanks and repeats dropped; a tag holding `[`, `]` or `"` is refused."""
-    value = json_array(value)
-    if value is None or (isinstance(value, str) and not value.strip()):
+    """Tags as a list, read by `as_list` (a JSON array as text, `"a, b"` split on commas, `""`
+    none), repeats dropped; a tag holding `[`, `]` or `"` is refused."""
+    value = as_list(value)
+    if value is None:
         return None
-    if isinstance(value, str):
-        value = value.split(",")
     accepted = "a list of strings or one comma-separated string"
     if not isinstance(value, list) or not all(isinstance(tag, str) for tag in value):
         raise InvalidParameterError(parameter, value, accepted)
@@ -173,7 +171,7 @@ def normalise_tags(value: str | list[str] | None, parameter: str = "tags") -> li
             plain_item(tag)
         except ValueError as exc:
             raise InvalidParameterError(parameter, tag, f"{accepted}; this tag {exc}") from None
-    return list(dict.fromkeys(tag.strip() for tag in value if tag.strip()))
+    return list(dict.fromkeys(value))
 
 
 def rfc3339(moment: datetime) -> str:

@@ -16,7 +16,15 @@ from pydantic import AfterValidator, BaseModel, Field, model_validator
 
 if TYPE_CHECKING:  # imported when a filter is first built, not when tools are listed (~1 s)
     from qdrant_client import models
-from scoperag.core.filters.params import FiniteFloat, Int64, Name, Query, RawName, plain_item
+from scoperag.core.filters.params import (
+    FiniteFloat,
+    Int64,
+    Name,
+    Query,
+    RawName,
+    listed,
+    plain_item,
+)
 
 
 class FieldType(StrEnum):
@@ -191,9 +199,9 @@ class FilterableField(BaseModel):
         if self.choices:
             base = Literal[self.choices]  # type: ignore[valid-type]
         if self.is_list and self.field_type in (FieldType.KEYWORD, FieldType.TEXT):
-            base = list[Annotated[base, AfterValidator(plain_item)]]
+            base = listed(Annotated[base, AfterValidator(plain_item)])
         elif self.is_list:
-            base = list[base]
+            base = listed(base)
         bounds = {"ge": self.ge, "le": self.le}
         constraints = {name: bound for name, bound in bounds.items() if bound is not None}
         if self.required:

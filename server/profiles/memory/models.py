@@ -48,7 +48,7 @@ class SearchParams(StrictParams):
             "newest first without one."
         ),
     )
-    tags: Name | Names | None = Field(
+    tags: Names | None = Field(
         default=None, description="Tags to match: a list, or one comma-separated string."
     )
     match_all: bool = Field(
@@ -126,7 +126,7 @@ class SearchResult(PageFigures):
 
 class StoreMemoryParams(StrictParams):
     content: Text = Field(description="The memory, a short self-contained text.")
-    tags: Names | Name | None = Field(
+    tags: Names | None = Field(
         default=None, description="Tags: a list, or one comma-separated string."
     )
     memory_type: Name | None = Field(
@@ -136,7 +136,7 @@ class StoreMemoryParams(StrictParams):
         default=None,
         description=f"Any JSON object kept with the memory (at most {MAX_METADATA_BYTES} bytes).",
     )
-    supersedes: Names | Name | None = Field(
+    supersedes: Names | None = Field(
         default=None,
         description="Current memories this one replaces (hashes, or unique prefixes of them).",
     )
@@ -154,7 +154,7 @@ class StoreMemoryResult(BaseModel):
 class UpdateMemoryParams(StrictParams):
     content_hash: Name = Field(description=CURRENT_HASH)
     content: Text | None = Field(default=None, description="New text (default: kept).")
-    tags: Names | Name | None = Field(default=None, description="New tags (default: kept).")
+    tags: Names | None = Field(default=None, description="New tags (default: kept).")
     memory_type: Name | None = Field(default=None, description="New type (default: kept).")
     metadata: Metadata | None = Field(default=None, description="New metadata (default: kept).")
     expires_at: Name | None = Field(default=None, description=EXPIRES_AT + " Default: kept.")
@@ -212,7 +212,7 @@ class FindDuplicatesParams(StrictParams):
         "duplicates: greater than 0 and at most 1 (1 = the same embedding only).",
         json_schema_extra={"exclusiveMinimum": 0, "maximum": 1},
     )
-    tags: Name | Names | None = Field(
+    tags: Names | None = Field(
         default=None,
         description="Only memories carrying any of these tags: a list, or one comma-separated "
         "string.",
