@@ -120,9 +120,9 @@ def params_model(
 
     A filter may not shadow a fixed parameter: that is an error at start-up.
     """
-    extra: dict[str, Any] = {
-        field.name: (field.annotation, ... if field.required else None) for field in fields
-    }
+    extra: dict[str, Any] = {}
+    for field in fields:
+        extra |= field.parameters()
     shadowed = sorted(set(extra) & set(base.model_fields))
     if shadowed:
         raise ScoperagError(
