@@ -143,8 +143,8 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         from scoperag.server import eval_output
         from scoperag.server.evaluation import evaluate
         from scoperag.server.mcp.app import build_server
-        from scoperag.server.python_api.session import ToolSession
         from scoperag.server.runtime import Runtime
+        from scoperag.server.tool_session import ToolSession
 
         runtime = Runtime(load_settings())
         try:
