@@ -93,6 +93,7 @@ def test_another_embedder_is_refused_unless_reembedded(
     def other_model(lines: list[str]) -> None:
         header = json.loads(lines[0])
         header["embedder"]["model"] = "some/other-model"
+        header["metadata"]["scoperag_embedder"]["model"] = "some/other-model"
         lines[0] = json.dumps(header)
 
     path = _edited_export(source, tmp_path, other_model)

@@ -52,6 +52,9 @@ class MemoryPayload(BaseModel):
     expires_ts: float | None = Field(default=None, description="expires_at as Unix seconds.")
 
 
+PAYLOAD_MODEL = MemoryPayload  # what every stored point's payload fits (imports, check)
+
+
 TAGS_ANY = FilterableField(
     name="tags",
     field_type=FieldType.KEYWORD,
