@@ -80,6 +80,9 @@ def check_backend(
         checked_in=_where(backend, settings),
         collections=[],
     )
+    from scoperag.server.transfer.unfinished import stopped_imports
+
+    report.problems += [record.message() for record in stopped_imports(settings.data_dir)]
     if root is not None:
         _disk(report, root)
     elif accept_loss:

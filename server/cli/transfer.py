@@ -96,6 +96,8 @@ def register(cli: click.Group, ingest: click.Group) -> None:
             return
         for reason in report.refused:
             click.secho(reason, fg="yellow", err=True)
+        if report.resumed:
+            click.echo(report.resumed)
         click.echo(
             f"imported {report.imported} into {report.profile} from {report.file} "
             f"({report.format}{', re-embedded' if report.reembedded else ''}): "

@@ -195,10 +195,11 @@ def _import_export(
             if keeper is not None:
                 report.state += keeper.import_state(runtime.settings, header.state)
     except ImportFileError as exc:
+        written = record.record
         raise ScoperagError(
-            f"{exc}; the import stopped there ({report.imported} points of earlier sections "
-            f"and lines up to {record.record.line} were written, {report.refused_count} lines "
-            "refused). Importing again replaces what was written."
+            f"{exc}. The import stopped there, having written {written.points} points (the "
+            f"lines up to {written.line}) and refused {report.refused_count} lines; importing "
+            "the file again replaces what was written."
         ) from None
     if not report.collections:
         raise ScoperagError(f"{path}: no section of a scoperag export could be read.")
