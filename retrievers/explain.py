@@ -65,6 +65,11 @@ class HitExplain(BaseModel):
     similarity: float | None = Field(
         default=None, description="The cosine the similarity floor compared."
     )
+    found_by: list[Literal["dense", "bm25"]] = Field(
+        default_factory=list,
+        description="The branches whose own top candidates held it (hybrid: either brings a "
+        "candidate into the fusion).",
+    )
     name_match: NameMatchFigures | None = Field(default=None, exclude_if=_absent_if_none)
 
 
@@ -123,7 +128,15 @@ class Explainer:
         """The hit's dense and BM25 figures, and the cosine the floor compared."""
         dense = self.dense.get(point_id)
         bm25 = None if self.bm25 is None else self.bm25.get(point_id)
-        return {"dense": dense, "bm25": bm25, "similarity": dense.score if dense else None}
+        found_by: list[Literal["dense", "bm25"]] = ["dense"] if dense else []
+        if bm25 and self.branches.keyword_candidates:
+            found_by.append("bm25")
+        return {
+            "dense": dense,
+            "bm25": bm25,
+            "similarity": dense.score if dense else None,
+            "found_by": found_by,
+        }
 
     def hit(self, point: models.ScoredPoint, rank: int) -> HitExplain:
         """A hit of this search at `rank` (1-based) among the results."""

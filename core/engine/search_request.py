@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 from qdrant_client import models
 
@@ -46,11 +48,23 @@ class SearchRequest(BaseModel):
         default=False,
         description="Also rank the candidates by each branch alone (`SearchResult.branches`).",
     )
+    keyword_candidates: bool = Field(
+        default=True,
+        description="Hybrid: BM25's own top candidates under the filter (at or above "
+        "`score_threshold`) join the dense ones before the fusion; False: keywords only "
+        "re-rank the dense candidates.",
+    )
 
     @property
     def prefetch_limit(self) -> int:
         """How many candidates each ranking of a hybrid search reads."""
         return max(self.offset + self.limit, FUSION_CANDIDATES)
+
+
+def candidate_union(first: list[Any], second: list[Any]) -> list[Any]:
+    """The points of `first`, then those of `second` not among them (by id)."""
+    seen = {point.id for point in first}
+    return first + [point for point in second if point.id not in seen]
 
 
 class SearchResult(BaseModel):
@@ -82,4 +96,7 @@ class Branches(BaseModel):
     )
     fused: list[BranchHit] | None = Field(
         default=None, description="The fusion of every candidate (ids only); None: no fusion."
+    )
+    keyword_candidates: bool = Field(
+        default=False, description="BM25's own top candidates joined the dense ones."
     )

@@ -11,6 +11,7 @@ from scoperag.core.engine.search_request import (
     Branches,
     BranchHit,
     SearchRequest,
+    candidate_union,
 )
 from scoperag.core.engine.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 
@@ -44,6 +45,8 @@ def search(
         score_threshold=score_threshold,
         with_payload=False,
     ).points
+    if request.keyword_candidates:
+        nearest = candidate_union(nearest, keyword_candidates(client, request, flt, candidates))
     cosines = {point.id: point.score for point in nearest}
     if not cosines:
         return []
@@ -74,6 +77,24 @@ def search(
     return meaning_breaks_ties(
         [(point.score, point.model_copy(update={"score": cosines[point.id]})) for point in fused]
     )
+
+
+def keyword_candidates(
+    client: QdrantClient, request: SearchRequest, flt: models.Filter | None, depth: int
+) -> list[models.ScoredPoint]:
+    """BM25's own `depth` best candidates under `flt`, with their cosines, those at or above
+    the request's floor: one query, the BM25 prefetch rescored by the dense vector."""
+    return client.query_points(
+        request.collection,
+        prefetch=models.Prefetch(
+            query=query_vector(request.text or ""), using=SPARSE_VECTOR, filter=flt, limit=depth
+        ),
+        query=request.dense,
+        using=DENSE_VECTOR,
+        limit=depth,
+        score_threshold=request.score_threshold,
+        with_payload=False,
+    ).points
 
 
 def count_above(
@@ -151,6 +172,7 @@ def branches(
     candidates = everything.model_copy(update={"score_threshold": floor})
     fused = search(client, candidates, flt, hybrid=True)
     found.bm25 = _ranking(keywords)
+    found.keyword_candidates = request.keyword_candidates
     found.fused = [BranchHit(id=hit.id, score=hit.order_value or 0.0) for hit in fused]
     return found
 

@@ -21,6 +21,7 @@ from scoperag.core.engine.search_request import (
     BranchHit,
     SearchRequest,
     SearchResult,
+    candidate_union,
 )
 from scoperag.core.engine.vector_names import SPARSE_VECTOR
 
@@ -62,6 +63,10 @@ def _branches(store: EdgeCollection, request: SearchRequest) -> Branches:
         )
     )
     candidates = [point for point in dense if floor is None or point.score >= floor]
+    if request.keyword_candidates:
+        found = _keyword_candidates(store, request, edge_filter, depth)
+        candidates = candidate_union(candidates, found)
+        branches.keyword_candidates = True
     fused = _fused(store, request.dense, text, candidates, len(candidates), 0, False)
     branches.bm25 = _ranking(keywords)
     branches.fused = [BranchHit(id=hit.id, score=hit.order_value or 0.0) for hit in fused]
@@ -83,6 +88,9 @@ def _page(store: EdgeCollection, request: SearchRequest) -> list[models.ScoredPo
     if _hybrid(store, request.text):
         candidates = max(offset + limit, FUSION_CANDIDATES)
         nearest = _nearest(store, dense, edge_filter, candidates, 0, floor, False)
+        if request.keyword_candidates:
+            found = _keyword_candidates(store, request, edge_filter, candidates)
+            nearest = candidate_union(nearest, found)
         return _fused(store, dense, request.text, nearest, limit, offset, request.with_payload)
     points = _nearest(store, dense, edge_filter, limit, offset, floor, request.with_payload)
     return [_scored(point, point.score) for point in points]
@@ -104,6 +112,9 @@ def _counted(
     nearest = _nearest(store, dense, edge_filter, max(depth, cap), 0, floor, False)
     if _hybrid(store, request.text):
         candidates = nearest[: max(depth, FUSION_CANDIDATES)]
+        if request.keyword_candidates:
+            found = _keyword_candidates(store, request, edge_filter, len(candidates))
+            candidates = candidate_union(candidates, found)
         page = _fused(store, dense, request.text, candidates, limit, offset, request.with_payload)
     else:
         page = _with_payloads(store, nearest[offset:depth], request.with_payload)
@@ -188,6 +199,30 @@ def _hybrid(store: EdgeCollection, text: str | None) -> bool:
     return bool(text and text.strip() and store.keywords)
 
 
+def _keyword_candidates(
+    store: EdgeCollection, request: SearchRequest, edge_filter: edge.Filter | None, depth: int
+) -> list[Any]:
+    """BM25's own `depth` best candidates under the filter, with their cosines, those at or
+    above the request's floor: one query, the BM25 prefetch rescored by the dense vector."""
+    return store.client.query(
+        edge.QueryRequest(
+            limit=depth,
+            query=edge.Query.Nearest(list(request.dense), using=store.dense_vector_name),
+            prefetches=[
+                edge.Prefetch(
+                    limit=depth,
+                    query=edge.Query.Nearest(
+                        to_edge_vectors(query_vector(request.text or "")), using=SPARSE_VECTOR
+                    ),
+                    filter=edge_filter,
+                )
+            ],
+            score_threshold=request.score_threshold,
+            with_payload=False,
+        )
+    )
+
+
 def _fused(
     store: EdgeCollection,
     dense: list[float],
@@ -197,7 +232,8 @@ def _fused(
     offset: int,
     with_payload: bool | list[str],
 ) -> list[models.ScoredPoint]:
-    """The candidates ranked by meaning and keywords, fused by the engine (DBSF)."""
+    """The candidates (each with its cosine) ranked by meaning and keywords, fused by the
+    engine (DBSF)."""
     cosines = {point.id: point.score for point in nearest}  # the engine's ids, not converted
     if not cosines:
         return []
