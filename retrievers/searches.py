@@ -15,7 +15,7 @@ from qdrant_client import models
 
 from scoperag.core.embedding.embedders import Embedder
 from scoperag.core.engine.backend import KEYWORD_HINT, VectorBackend
-from scoperag.core.engine.search_request import SearchRequest, SearchResult
+from scoperag.core.engine.search_request import DateBoost, SearchRequest, SearchResult
 
 
 class SearchQuery(Protocol):
@@ -44,6 +44,7 @@ class FilteredSearch:
     """
 
     keyword_candidates = True  # hybrid: BM25's own top candidates join the dense ones
+    date_boost: DateBoost | None = None  # reorder by closeness to a date the query names
 
     def __init__(
         self,
@@ -94,6 +95,7 @@ class FilteredSearch:
             count_cap=count_cap,
             explain=self.explain,
             keyword_candidates=self.keyword_candidates,
+            date_boost=self.date_boost,
         )
         self.last = self.backend.search(request)
         return self.last

@@ -80,6 +80,14 @@ class SearchParams(StrictParams):
         default=False, description="Also versions an update or a merge replaced."
     )
     include_expired: bool = Field(default=False, description="Also memories past expires_at.")
+    date_boost: bool = Field(
+        default=True,
+        description=(
+            "Ranked searches: a day, month or year the query names with its year (14 June "
+            "2022, March 2024, in 2023) lifts memories created then, less the further away; "
+            "it reorders, never filters. False: dates in the query are words like any other."
+        ),
+    )
     explain: Explain = False
 
 
