@@ -165,10 +165,7 @@ def _card(tab: Any, key: str) -> Any:
     return tab.locator(f'#cards .card[data-hash="{key}"]')
 
 
-@pytest.mark.parametrize("path", PAGES)
-def test_every_page_reads_as_a_product(page: Page, path: str) -> None:
-    """No internal key or Python `None` in what a person reads, no sideways scroll at 1400 px,
-    the CSP and framing refusal sent, and axe-core finds no critical or serious violation."""
+def _reads_as_a_product(page: Page, path: str) -> None:
     tab = page.open(path)
     tab.wait_for_load_state("networkidle")
     shown = tab.locator("body").inner_text()
@@ -184,6 +181,28 @@ def test_every_page_reads_as_a_product(page: Page, path: str) -> None:
     found = tab.evaluate("axe.run(document).then(r => r.violations)")
     grave = [(v["id"], v["impact"], len(v["nodes"])) for v in found]
     assert [v for v in grave if v[1] in ("critical", "serious")] == [], path
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_page_reads_as_a_product(page: Page, path: str) -> None:
+    """No internal key or Python `None` in what a person reads, no sideways scroll at 1400 px,
+    the CSP and framing refusal sent, and axe-core finds no critical or serious violation."""
+    _reads_as_a_product(page, path)
+
+
+def test_a_memory_s_pages_read_as_a_product(page: Page, store: tuple) -> None:
+    key = _store(store[1], "Product: the pages of one memory.", tags=["one"], memory_type="note")
+    for path in (f"/ui/memory/memory/edit/{key}", f"/ui/memory/memory/history/{key}"):
+        _reads_as_a_product(page, path)
+
+
+def test_a_narrow_window_scrolls_only_down(page: Page) -> None:
+    page.tab.set_viewport_size({"width": 480, "height": 900})
+    for path in ("/ui/browse/memory", "/ui/search/pdf?tool=qdrant-find&query=potato&run=1"):
+        tab = page.open(path)
+        assert tab.locator(".card").count() > 0
+        sideways = tab.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert sideways <= 0, (path, sideways)
 
 
 def test_memories_are_cards_newest_first_with_their_actions(page: Page) -> None:

@@ -23,18 +23,19 @@ class Hit:
     key: str | None
 
 
-def _source(hit: dict[str, Any]) -> str:
+def source_of(hit: dict[str, Any]) -> str:
+    """Where a hit (or a stored point's payload) came from, in a person's words."""
+    if "content_hash" in hit:
+        tags = ", ".join(hit.get("tags") or []) or "no tags"
+        return f"{hit.get('memory_type')} of {str(hit.get('created_at'))[:10]}, {tags}"
     if "page_label" in hit:
         return f"{hit.get('document_id')}, page {hit['page_label'] or '(unlabelled)'}"
     if "pos_start" in hit:
         return f"{hit.get('chapter_title')}, sentences {hit['pos_start']}-{hit['pos_end']}"
     if "kind" in hit:
         return f"{hit.get('name')}, {hit['kind']} in {hit.get('document_title')}"
-    if "doc_id" in hit:
-        return f"{hit.get('title')} ({hit['doc_id']}), {hit.get('scope')}, {hit.get('status')}"
-    if "content_hash" in hit:
-        tags = ", ".join(hit.get("tags") or []) or "no tags"
-        return f"{hit.get('memory_type')} of {str(hit.get('created_at'))[:10]}, {tags}"
+    if "scope" in hit:
+        return f"{hit.get('title')} ({hit.get('doc_id')}), {hit['scope']}, {hit.get('status')}"
     return ""
 
 
@@ -50,7 +51,7 @@ def hits_of(tool: str, result: Any) -> list[Hit]:
         hits.append(
             Hit(
                 text=next((hit[k] for k in TEXT_KEYS if isinstance(hit.get(k), str)), ""),
-                source=_source(hit),
+                source=source_of(hit),
                 score=hit.get("score"),
                 similarity=hit.get("similarity"),
                 fusion=fused.get("method"),

@@ -14,7 +14,7 @@ from scoperag.server.profiles.declaration import Profile
 from scoperag.server.ui.browse.common import page_number
 from scoperag.server.ui.context import UiContext
 from scoperag.server.ui.forms import form_arguments, form_fields, form_values
-from scoperag.server.ui.hits import hits_of
+from scoperag.server.ui.hits import hits_of, source_of
 
 LIMITS = ("limit", "top_k", "page_size")  # the parameter bounding how many hits come back
 SHOWN = 700  # characters of a hit's text shown
@@ -118,12 +118,26 @@ def _condition_words(condition: dict[str, Any]) -> list[str]:
     return shown or [name]
 
 
-def _dropped_name(candidate: Mapping[str, Any]) -> str:
-    """A dropped candidate named as hits are (its name, page or memory), else its point id."""
-    for key in ("name", "source", "title", "content"):
-        if isinstance(candidate.get(key), str) and candidate[key]:
-            return candidate[key]
-    return f"point {str(candidate.get('id', ''))[:8]}"
+def named(ctx: UiContext, profile: Profile, dropped: list[dict[str, Any]]) -> list[dict]:
+    """The dropped candidates, each named as hits are (document and page, entry, memory...)
+    from its stored payload."""
+    from qdrant_client import models
+
+    ids = [d["id"] for d in dropped if d.get("id")]
+    payloads: dict[str, dict[str, Any]] = {}
+    collection = profile.collection(ctx.settings)
+    if ids and ctx.runtime.backend.collection_exists(collection):
+        flt = models.Filter(must=[models.HasIdCondition(has_id=ids)])
+        records = ctx.runtime.backend.scroll(collection, flt, len(ids))
+        payloads = {str(r.id): r.payload or {} for r in records}
+    found = []
+    for candidate in dropped:
+        payload = payloads.get(str(candidate.get("id")), {})
+        name = source_of(payload) or "a point no longer stored"
+        if isinstance(payload.get("content"), str):  # a memory: its first words too
+            name = f"“{payload['content'][:60]}…” ({name})"
+        found.append({**candidate, "named": name})
+    return found
 
 
 def search_page(ctx: UiContext, profile: Profile, query: Mapping[str, Any]) -> dict[str, Any]:
@@ -170,7 +184,7 @@ def search_page(ctx: UiContext, profile: Profile, query: Mapping[str, Any]) -> d
         note=(result.get("message") or result.get("note")) if isinstance(result, dict) else None,
         explain=explain,
         filter_words=filter_words((explain or {}).get("filter")),
-        dropped=[{**d, "named": _dropped_name(d)} for d in (explain or {}).get("dropped", [])],
+        dropped=named(ctx, profile, (explain or {}).get("dropped", [])),
         raw=json.dumps(result, indent=2, default=str)[:20_000],
     )
     return page

@@ -1,7 +1,8 @@
 """Browse pages: each profile's points as a person thinks of them (memories as cards over a
 timeline, PDF pages in order, a book up to the reader's position, D&D entries by document and
 kind, docs by scope and status). Each layout is the module named after its profile, with
-`page(ctx, profile, query) -> values` and its `TEMPLATE`."""
+`page(ctx, profile, collection, query) -> values` (asked only once the collection exists) and
+its `TEMPLATE`."""
 
 from __future__ import annotations
 
@@ -20,5 +21,7 @@ def browse(ctx: UiContext, profile: Profile, query: Mapping[str, str]) -> tuple[
         module: Any = importlib.import_module(f"scoperag.server.ui.browse.{profile.name}")
     except ModuleNotFoundError:
         raise ScoperagError(f"The UI has no browse page for the {profile.name} profile.") from None
-    values = module.page(ctx, profile, query)
-    return module.TEMPLATE, {"profile": profile, "query": dict(query), **values}
+    collection = profile.collection(ctx.settings)
+    exists = ctx.runtime.backend.collection_exists(collection)
+    values = module.page(ctx, profile, collection, query) if exists else {}
+    return module.TEMPLATE, {"profile": profile, "query": dict(query), "exists": exists, **values}

@@ -64,16 +64,15 @@ def _chapter(raw: str | None, default: int) -> int:
     return int(raw)
 
 
-def page(ctx: UiContext, profile: Profile, query: Mapping[str, str]) -> dict[str, Any]:
+def page(
+    ctx: UiContext, profile: Profile, collection: str, query: Mapping[str, str]
+) -> dict[str, Any]:
     """The books (list_books' answer) or, with `book`, one chapter up to the reader's position."""
-    collection = profile.collection(ctx.settings)
     backend = ctx.runtime.backend
-    if not backend.collection_exists(collection):
-        return {"exists": False, "collection": collection}
     books = ctx.call(profile.methods["books"], {})["books"]
     book = query.get("book")
     if not book:
-        return {"exists": True, "books": books, "book": None}
+        return {"books": books, "book": None}
     reader = query.get("reader") or DEFAULT_READER
     position = _position(ctx, profile, book, reader)
     read_up_to = position["sid"] if position else -1
@@ -86,7 +85,6 @@ def page(ctx: UiContext, profile: Profile, query: Mapping[str, str]) -> dict[str
     numbers = [c["number"] for c in chapters]
     at = numbers.index(chapter) if chapter in numbers else 0
     return {
-        "exists": True,
         "books": books,
         "book": next((b for b in books if b["book_id"] == book), {"book_id": book, "title": book}),
         "reader": reader,

@@ -17,16 +17,15 @@ DETAILS = ("level", "school", "type", "challenge_rating", "size", "item_type", "
            "rule_type")  # fmt: skip
 
 
-def page(ctx: UiContext, profile: Profile, query: Mapping[str, str]) -> dict[str, Any]:
+def page(
+    ctx: UiContext, profile: Profile, collection: str, query: Mapping[str, str]
+) -> dict[str, Any]:
     """The documents (list_documents' answer) or, with `document` and `kind`, its entries."""
-    collection = profile.collection(ctx.settings)
     backend = ctx.runtime.backend
-    if not backend.collection_exists(collection):
-        return {"exists": False, "collection": collection}
     documents = ctx.call(profile.methods["documents"], {})["documents"]
     document, kind = query.get("document"), query.get("kind")
     if not document or not kind:
-        return {"exists": True, "documents": documents, "document": None}
+        return {"documents": documents, "document": None}
     flt = match(backend, collection, {"document": document, "kind": kind})
     total = backend.count(collection, flt)
     shown = page_number(query)
@@ -41,7 +40,6 @@ def page(ctx: UiContext, profile: Profile, query: Mapping[str, str]) -> dict[str
     ]
     chosen = next((d for d in documents if d["document"] == document), None)
     return {
-        "exists": True,
         "documents": documents,
         "document": chosen or {"document": document, "title": document},
         "kind": kind,

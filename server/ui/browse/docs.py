@@ -17,12 +17,11 @@ PAGE_SIZE = 20  # documents a page
 MAX_CHUNKS = 5000  # chunks of one scope and status read at most
 
 
-def page(ctx: UiContext, profile: Profile, query: Mapping[str, str]) -> dict[str, Any]:
+def page(
+    ctx: UiContext, profile: Profile, collection: str, query: Mapping[str, str]
+) -> dict[str, Any]:
     """Scopes with their statuses counted or, with `scope` and `status`, their documents."""
-    collection = profile.collection(ctx.settings)
     backend = ctx.runtime.backend
-    if not backend.collection_exists(collection):
-        return {"exists": False, "collection": collection}
     scopes = []
     for scope, _ in sorted(backend.facet(collection, SCOPE.payload_key, None, 100).items()):
         within = match(backend, collection, {SCOPE.payload_key: scope})
@@ -30,7 +29,7 @@ def page(ctx: UiContext, profile: Profile, query: Mapping[str, str]) -> dict[str
         scopes.append({"scope": scope, "statuses": statuses})
     scope, status = query.get("scope"), query.get("status")
     if not scope or not status:
-        return {"exists": True, "scopes": scopes, "scope": None}
+        return {"scopes": scopes, "scope": None}
     flt = match(backend, collection, {SCOPE.payload_key: scope, STATUS.payload_key: status})
     chunks = [r.payload or {} for r in backend.scroll(collection, flt, MAX_CHUNKS)]
     chunks.sort(key=lambda p: (p.get("title", ""), p.get("doc_id", ""), p.get("chunk_index", 0)))
@@ -41,7 +40,6 @@ def page(ctx: UiContext, profile: Profile, query: Mapping[str, str]) -> dict[str
     ]
     shown = page_number(query)
     return {
-        "exists": True,
         "scopes": scopes,
         "scope": scope,
         "status": status,

@@ -41,7 +41,7 @@ def _next(start: date, yearly: bool) -> date:
     return date(start.year + start.month // 12, start.month % 12 + 1, 1)
 
 
-def timeline(ctx: UiContext, now: float) -> list[dict[str, Any]]:
+def timeline(ctx: UiContext, collection: str, now: float) -> list[dict[str, Any]]:
     """Current memories per month (per year past five years) from the oldest to the newest:
     each bar's label, count, share of the busiest and its date range."""
     from datetime import timedelta
@@ -53,7 +53,7 @@ def timeline(ctx: UiContext, now: float) -> list[dict[str, Any]]:
     ends = []
     for direction in ("asc", "desc"):
         order = models.OrderBy(key=contract.ORDER_KEY, direction=direction)
-        found = backend.scroll(contract.COLLECTION, current, 1, order_by=order)
+        found = backend.scroll(collection, current, 1, order_by=order)
         if not found:
             return []
         ends.append(datetime.fromtimestamp(found[0].payload[contract.TIME_KEY], UTC))
@@ -67,7 +67,7 @@ def timeline(ctx: UiContext, now: float) -> list[dict[str, Any]]:
         span = models.FieldCondition(
             key=contract.TIME_KEY, range=models.Range(gte=bounds[0], lt=bounds[1])
         )
-        count = backend.count(contract.COLLECTION, models.Filter(must=[current, span]))
+        count = backend.count(collection, models.Filter(must=[current, span]))
         label = f"{start.year}" if yearly else f"{start:%b %Y}"
         bars.append({"label": label, "count": count, "start": start, "end": end})
         start = end
@@ -79,12 +79,14 @@ def timeline(ctx: UiContext, now: float) -> list[dict[str, Any]]:
     return bars
 
 
-def _choices(ctx: UiContext, key: str, now: float) -> list[tuple[Any, int]]:
-    counts = ctx.runtime.backend.facet(contract.COLLECTION, key, _current(now), CHOICES)
+def _choices(ctx: UiContext, collection: str, key: str, now: float) -> list[tuple[Any, int]]:
+    counts = ctx.runtime.backend.facet(collection, key, _current(now), CHOICES)
     return sorted(counts.items(), key=lambda item: (-item[1], str(item[0])))
 
 
-def page(ctx: UiContext, profile: Profile, query: Mapping[str, str]) -> dict[str, Any]:
+def page(
+    ctx: UiContext, profile: Profile, collection: str, query: Mapping[str, str]
+) -> dict[str, Any]:
     """One page of memory cards for the page's query, its filters and the timeline."""
     tool = profile.methods["search"]
     schema = ctx.tools[tool].parameters
@@ -92,18 +94,14 @@ def page(ctx: UiContext, profile: Profile, query: Mapping[str, str]) -> dict[str
     arguments = form_arguments(schema, given) | {"page": page_number(query), "page_size": PAGE_SIZE}
     if set(given) - {"query"}:  # every filter given applies, with a query or without
         arguments["mode"] = "faceted"
-    if not ctx.runtime.backend.collection_exists(contract.COLLECTION):
-        return {"exists": False, "collection": contract.COLLECTION}
     result = ctx.call(tool, arguments)
     now = time.time()
     return {
-        "exists": True,
         "result": result,
         "cards": result["memories"],
         "given": given,
-        "searching": bool(given.get("query")),
-        "tags": _choices(ctx, "tags", now),
-        "types": _choices(ctx, "memory_type", now),
-        "timeline": timeline(ctx, now),
+        "tags": _choices(ctx, collection, "tags", now),
+        "types": _choices(ctx, collection, "memory_type", now),
+        "timeline": timeline(ctx, collection, now),
         "upkeep": upkeep_tools(ctx, profile),
     }

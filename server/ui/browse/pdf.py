@@ -17,18 +17,17 @@ PAGES_SHOWN = 5  # PDF pages a browse page shows
 MAX_CHUNKS = 2000  # chunks read for them at most
 
 
-def page(ctx: UiContext, profile: Profile, query: Mapping[str, str]) -> dict[str, Any]:
+def page(
+    ctx: UiContext, profile: Profile, collection: str, query: Mapping[str, str]
+) -> dict[str, Any]:
     """The documents (qdrant-list-documents' answer) or, with `document`, a few of its pages."""
     from qdrant_client import models
 
-    collection = profile.collection(ctx.settings)
     backend = ctx.runtime.backend
-    if not backend.collection_exists(collection):
-        return {"exists": False, "collection": collection}
     documents = ctx.call(profile.methods["documents"], {})["documents"]
     document = query.get("document")
     if not document:
-        return {"exists": True, "documents": documents, "document": None}
+        return {"documents": documents, "document": None}
     chosen = next((d for d in documents if d["document_id"] == document), None)
     shown = page_number(query)
     first = (shown - 1) * PAGES_SHOWN
@@ -51,7 +50,6 @@ def page(ctx: UiContext, profile: Profile, query: Mapping[str, str]) -> dict[str
         else (pages[0]["chunks"][0].get("page_count", 1) if pages else 1)
     )
     return {
-        "exists": True,
         "documents": documents,
         "document": chosen or {"document_id": document, "title": document},
         "pages": pages,
