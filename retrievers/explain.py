@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the models are read when the tools are listed, before any e
     from qdrant_client import models
 
     from scoperag.core.engine.backend import VectorBackend
-    from scoperag.core.engine.search_request import BranchHit, SearchResult
+    from scoperag.core.engine.search_request import BranchHit, DateBoost, SearchResult
 
 SHOWN_DROPS = 20  # the dropped candidates listed; `dropped_total` counts them all
 Method = Literal["dbsf", "rrf", "dense", "name", "name_order"]
@@ -66,7 +66,17 @@ class HitExplain(BaseModel):
     similarity: float | None = Field(
         default=None, description="The hit's cosine similarity, which the floor compares."
     )
+    found_by: list[Literal["dense", "bm25"]] = Field(
+        default_factory=list,
+        description="The branches whose own top candidates held it (hybrid: either brings a "
+        "candidate into the fusion).",
+    )
     name_match: NameMatchFigures | None = Field(default=None, exclude_if=_absent_if_none)
+    date_boost: float | None = Field(
+        default=None,
+        exclude_if=_absent_if_none,
+        description="What the date the query names added to its fused score.",
+    )
 
 
 class Dropped(BaseModel):
@@ -86,6 +96,17 @@ class Candidates(BaseModel):
     )
 
 
+class DateRead(BaseModel):
+    """The date read in the query and the boost it gives (never a filter)."""
+
+    text: str = Field(description="The words it was read from.")
+    unit: Literal["day", "month", "year"]
+    start: str = Field(description="The period's first moment, RFC 3339.")
+    end: str = Field(description="The moment after the period, RFC 3339.")
+    scale_days: float = Field(description="Days from the period where the boost halves.")
+    weight: float = Field(description="The boost inside the period.")
+
+
 class ResultExplain(BaseModel):
     """The filter as applied, the branches' depth and yield, and what was dropped after."""
 
@@ -96,6 +117,9 @@ class ResultExplain(BaseModel):
     candidates: Candidates
     dropped: list[Dropped] = Field(description=f"The first {SHOWN_DROPS} dropped candidates.")
     dropped_total: int
+    date: DateRead | None = Field(
+        default=None, exclude_if=_absent_if_none, description="The date the query names."
+    )
 
 
 def filter_json(flt: models.Filter | None) -> dict[str, Any] | None:
@@ -132,10 +156,15 @@ class Explainer:
     the dropped candidates shown."""
 
     def __init__(
-        self, found: SearchResult, flt: models.Filter | None, names: Names | None = None
+        self,
+        found: SearchResult,
+        flt: models.Filter | None,
+        boost: DateBoost | None = None,
+        names: Names | None = None,
     ) -> None:
         from scoperag.core.engine.search_request import Branches
 
+        self.boost = boost
         self.branches = found.branches or Branches(prefetch_limit=0, floor=None, dense=[])
         self.filter = flt
         self.names = names
@@ -157,12 +186,21 @@ class Explainer:
         similarity = getattr(hit, "similarity", None)
         if dense is not None and similarity is not None:
             dense = ScoreRank(score=similarity, rank=dense.rank)
+        found_by: list[Literal["dense", "bm25"]] = ["dense"] if dense else []
+        if bm25 and self.branches.keyword_candidates:
+            found_by.append("bm25")
         fused = FusedFigures(
             score=getattr(hit, "score", None),
             rank=rank,
             method=getattr(hit, "fusion", None) or self.method,
         )
-        return HitExplain(dense=dense, bm25=bm25, fused=fused, similarity=similarity)
+        why = HitExplain(
+            dense=dense, bm25=bm25, fused=fused, similarity=similarity, found_by=found_by
+        )
+        unboosted = (self.fused or {}).get(point_id)
+        if self.boost is not None and unboosted is not None and fused.score is not None:
+            why.date_boost = round(fused.score - unboosted.score, 6)
+        return why
 
     def candidates(self) -> Candidates:
         floor = self.branches.floor
@@ -205,6 +243,7 @@ class Explainer:
             candidates=self.candidates(),
             dropped=named(self.drops[:SHOWN_DROPS], self.names),
             dropped_total=len(self.drops),
+            date=None if self.boost is None else _date_read(self.boost),
         )
 
 
@@ -216,6 +255,22 @@ def named(drops: list[Dropped], names: Names | None) -> list[Dropped]:
     for drop in drops:
         drop.identity = drop.identity or found.get(drop.id)
     return drops
+
+
+def _date_read(boost: DateBoost) -> DateRead:
+    from datetime import UTC, datetime
+
+    def moment(seconds: float) -> str:
+        return datetime.fromtimestamp(seconds, UTC).isoformat().replace("+00:00", "Z")
+
+    return DateRead(
+        text=boost.text,
+        unit=boost.unit,
+        start=moment(boost.start),
+        end=moment(boost.end),
+        scale_days=round(boost.scale / 86_400, 3),
+        weight=boost.weight,
+    )
 
 
 # A result model's fields: absent from its output unless the search ran with `explain`. In a
@@ -235,11 +290,13 @@ def explained(
     found: SearchResult,
     flt: models.Filter | None,
     offset: int = 0,
+    boost: DateBoost | None = None,
     names: Names | None = None,
 ) -> Result:
     """`result` whose `hits` (made from `found.hits`, in order, after `offset` others) and
-    itself carry `explain`; `names` names the dropped candidates."""
-    why = Explainer(found, flt, names)
+    itself carry `explain` (with `boost`: the date read and what it added to each hit);
+    `names` names the dropped candidates."""
+    why = Explainer(found, flt, boost, names)
     for rank, (hit, point) in enumerate(zip(hits, found.hits, strict=True), offset + 1):
         hit.explain = why.hit(point.id, rank, hit)
     why.engine_drops({point.id for point in found.hits})

@@ -14,8 +14,8 @@ if TYPE_CHECKING:
     from llama_index.core.query_engine import RetrieverQueryEngine
 
     from scoperag.server.profiles.declaration import Profile as Declaration
-    from scoperag.server.python_api.session import ToolSession
     from scoperag.server.runtime import Runtime
+    from scoperag.server.tool_session import ToolSession
 
 
 class Profile:
