@@ -21,6 +21,7 @@ from typing import IO, TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from scoperag.core.errors import InvalidParameterError, ScoperagError
+from scoperag.core.progress import Progress
 from scoperag.server.transfer.formats import (
     FORMAT,
     ExportHeader,
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from scoperag.core.embedding.embedders import Embedder
     from scoperag.server.runtime import Runtime
 
-Progress = Callable[[int, int], None]  # (points done, points in all)
 PAGE = 512
 
 
