@@ -383,6 +383,7 @@ async def test_schema_types_and_read_only_hint(memory_server) -> None:
         "min_similarity",
         "include_superseded",
         "include_expired",
+        "date_boost",
         "explain",
     }
     assert props["mode"]["enum"] == ["hybrid", "tag", "faceted"]

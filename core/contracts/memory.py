@@ -49,6 +49,9 @@ class MemoryPayload(BaseModel):
     expires_ts: float | None = Field(default=None, description="expires_at as Unix seconds.")
 
 
+PAYLOAD_MODEL = MemoryPayload  # what every stored point's payload fits (imports, check)
+
+
 # The memory profile's filters: each one a tool parameter (of `search`; `find_duplicates` takes
 # tags and memory_type), a CLI option and a Qdrant condition. A new filter is one more entry.
 TAGS = FilterableField(

@@ -133,6 +133,11 @@ def params_model(
     return create_model(name, __base__=base, **extra)
 
 
+async def in_thread(handler: Callable[..., Any], *args: Any) -> Any:
+    """`handler(*args)` in a worker thread (the event loop stays free for other calls)."""
+    return await anyio.to_thread.run_sync(handler, *args)
+
+
 class ModelTool(Tool):
     """A tool validated by a pydantic model and run by a synchronous handler in a thread."""
 
@@ -179,7 +184,7 @@ class ModelTool(Tool):
         as FastMCP would prefix the message before any middleware)."""
         params = self.validated(arguments)
         with tool_errors():
-            return self.convert_result(await anyio.to_thread.run_sync(self.handler, params))
+            return self.convert_result(await in_thread(self.handler, params))
 
 
 class ProgressTool(ModelTool):

@@ -205,8 +205,8 @@ def register(cli: click.Group, ingest: click.Group) -> None:
 def _call_tool(tool: str, arguments: dict[str, Any]) -> Any:
     """The tool's result model, called as an MCP client would (its checks and errors)."""
     from scoperag.server.mcp.app import build_server
-    from scoperag.server.python_api.session import ToolSession
     from scoperag.server.runtime import Runtime
+    from scoperag.server.tool_session import ToolSession
 
     runtime = Runtime(load_settings())
     session = None

@@ -58,6 +58,14 @@ class SearchOptions(StrictParams):
             "below it. The note says how many memories it hid and the best of them."
         ),
     )
+    date_boost: bool = Field(
+        default=True,
+        description=(
+            "Ranked searches: a day, month or year the query names with its year (14 June "
+            "2022, March 2024, in 2023) lifts memories created then, less the further away; "
+            "it reorders, never filters. False: dates in the query are words like any other."
+        ),
+    )
     explain: Explain = False
 
 

@@ -16,6 +16,7 @@ from scoperag.core.contracts.memory import (
     ORDER_KEY,
     START_DATE,
     TAGS,
+    TIME_KEY,
     normalise_tags,
 )
 from scoperag.core.errors import InvalidParameterError
@@ -23,6 +24,7 @@ from scoperag.core.filters.days import day_end
 from scoperag.core.filters.fields import FieldType, FilterableField, build_filter, empty_selection
 from scoperag.pipelines.memory_order import backfill_order, order_bound
 from scoperag.retrievers.explain import explained
+from scoperag.retrievers.named_dates import named_date
 from scoperag.retrievers.ranked import RankedPage, ranked_page
 from scoperag.retrievers.searches import BrowseSearch, HybridSearch, TextQuery
 from scoperag.server.mcp.unknown_values import unknown_value_notes
@@ -165,6 +167,8 @@ class MemoryService:
                     with_payload=_ROW_KEYS,
                     explain=params.explain,
                 )
+                if params.date_boost:
+                    search.date_boost = named_date(query, TIME_KEY)
                 total, rows, more = self._ranked(search, query, params.min_similarity)
                 notes += more
             elif self.runtime.backend.collection_exists(COLLECTION):
@@ -186,7 +190,8 @@ class MemoryService:
             memories=rows,
         )
         if params.explain and search is not None and search.last is not None:
-            return explained(result, rows, search.last, search.qdrant_filter, search.offset)
+            flt, offset, boost = search.qdrant_filter, search.offset, search.date_boost
+            return explained(result, rows, search.last, flt, offset, boost)
         return result
 
     def _ranked(
