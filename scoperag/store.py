@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from scoperag.core.progress import as_progress
+
 # a profile's object in the Python API, unless its declaration names its own class
 GENERIC_HANDLE = "scoperag.server.python_api.handle:Profile"
 
@@ -19,8 +21,8 @@ if TYPE_CHECKING:
     from scoperag.server.python_api.handle import Profile
     from scoperag.server.transfer.reports import ExportReport, ImportReport
 
-# a transfer's progress: (points done, points in all)
-TransferProgress = Callable[[int, int], None]
+# a transfer's progress: (points done, points in all[, note]); `(done, total)` alone works too
+TransferProgress = Callable[..., None]
 
 
 class Store:
@@ -137,7 +139,7 @@ class Store:
         `scoperag export`); `format="mcp-memory-service"` writes that server's format."""
         from scoperag.server.transfer.exporting import export_profile
 
-        return export_profile(self.runtime, profile, Path(path), format, progress)
+        return export_profile(self.runtime, profile, Path(path), format, as_progress(progress))
 
     def import_file(
         self,
@@ -149,7 +151,7 @@ class Store:
         """Import an export file, or another memory server's export (as `scoperag import`)."""
         from scoperag.server.transfer.importing import import_file
 
-        return import_file(self.runtime, Path(path), into, reembed, progress)
+        return import_file(self.runtime, Path(path), into, reembed, as_progress(progress))
 
     def close(self) -> None:
         """End the tool session and release the engine (idempotent)."""
