@@ -45,7 +45,7 @@ class Profile:
         tool = self._tool(search.method)
         tool_signature(tool).bind_partial("query", **fixed)
         check_arguments(tool, {"query": "-", **fixed})
-        return ToolRetriever(lambda query: method(query, **fixed))
+        return ToolRetriever(tool.name, lambda query: method(query, **fixed))
 
     def postprocessors(self) -> list[BaseNodePostprocessor]:
         """The node postprocessors the retriever's nodes need (none but a book's)."""

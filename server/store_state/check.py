@@ -34,6 +34,9 @@ class CollectionCheck(BaseModel):
     hidden_generations: list[dict[str, Any]] = Field(
         default_factory=list, description="Registry entries: points readers must not see."
     )
+    recovered: list[str] = Field(
+        default_factory=list, description="What the engine recovers from on load (not damage)."
+    )
     problems: list[str] = Field(default_factory=list)
 
 
@@ -77,6 +80,9 @@ def check_backend(
         checked_in=_where(backend, settings),
         collections=[],
     )
+    from scoperag.server.transfer.unfinished import stopped_imports
+
+    report.problems += [record.message() for record in stopped_imports(settings.data_dir)]
     if root is not None:
         _disk(report, root)
     elif accept_loss:
@@ -157,7 +163,12 @@ def _stored_vector_problems(backend: Any, name: str, dimension: int | None) -> l
 
 def _check_files(check: CollectionCheck, folder: Path) -> int | None:
     """File checks of an Edge collection (problems added to `check`); its dense dimension."""
-    from scoperag.core.engine.store_check import CorruptCollectionError, read_record, shard_problems
+    from scoperag.core.engine.store_check import (
+        CorruptCollectionError,
+        read_record,
+        recovered_segments,
+        shard_problems,
+    )
 
     try:
         record = read_record(check.name, folder / "collection.json")
@@ -166,6 +177,7 @@ def _check_files(check: CollectionCheck, folder: Path) -> int | None:
         return None
     shard = folder / record.get("shard", "shard")
     check.segments = sum(1 for path in (shard / "segments").glob("*") if path.is_dir())
+    check.recovered += recovered_segments(shard)
     check.problems += shard_problems(shard, record["dimension"])
     return record["dimension"]
 
@@ -187,6 +199,8 @@ def print_check(report: StoreCheck) -> None:
             f"{check.segments if check.segments is not None else '?'} segments, "
             f"{len(check.hidden_generations)} hidden generations, indexes: {indexes or 'none'}"
         )
+        for recovered in check.recovered:
+            click.echo(f"  recovered: {recovered}")
         for problem in check.problems:
             click.secho(f"  PROBLEM: {problem}", fg="red")
     click.echo("no problems found" if report.ok else "problems found (see above)")

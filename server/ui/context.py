@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from scoperag.server.profiles import declarations
 from scoperag.server.runtime import Runtime
 from scoperag.server.samples import SAMPLES
+from scoperag.server.ui.words import install
 
 if TYPE_CHECKING:
     from fastmcp.tools import Tool
@@ -63,6 +64,7 @@ class UiContext:
             loader=PackageLoader("scoperag.server.ui", "templates"),
             autoescape=select_autoescape(["html"]),
         )
+        install(self.templates)
         self._session: ToolSession | None = None
         self._lock = threading.Lock()
         self.uploads = self.settings.data_dir / UPLOADS

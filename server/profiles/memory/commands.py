@@ -67,7 +67,7 @@ def update_command(
     from scoperag.server.profiles.memory.models import UpdateMemoryParams
 
     given = {"content": content, "memory_type": memory_type, "expires_at": expires_at}
-    given["tags"] = ",".join(tags) if tags else None
+    given["tags"] = list(tags) or None
     result = _versions(
         lambda versions: versions.update(
             UpdateMemoryParams(
