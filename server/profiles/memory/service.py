@@ -119,8 +119,35 @@ class MemoryService:
             runtime.backend, runtime.embedder, [memory], data_dir=runtime.settings.data_dir
         )
         stored = bool(report.stored)
-        message = "Stored." if stored else "Already stored (same content): nothing changed."
+        message = "Stored." if stored else self._already_stored(memory.content_hash)
         return StoreMemoryResult(content_hash=memory.content_hash, stored=stored, message=message)
+
+    def _already_stored(self, hash_: str) -> str:
+        """What a store of text stored already says: "Already stored" only of a memory search
+        finds; else why search hides it and how to make it current."""
+        from scoperag.server.data_admin import HASH_SHOWN
+
+        backend = self.runtime.backend
+        shown = current_memories(time.time(), include_superseded=False, include_expired=False)
+        if backend.count(COLLECTION, build_filter([CONTENT_HASH], {"content_hash": hash_}, shown)):
+            return "Already stored (same content): nothing changed."
+        [record] = backend.scroll(
+            COLLECTION, build_filter([CONTENT_HASH], {"content_hash": hash_}), 1
+        )
+        payload = record.payload or {}
+        if payload.get("superseded_by"):
+            why = (
+                f"it is version {payload.get('version', 1)} of a memory, replaced by "
+                f"{payload['superseded_by'][:HASH_SHOWN]}"
+            )
+            fix = (
+                f"to make this text current again, update the current version "
+                f"(memory_history {hash_[:HASH_SHOWN]} shows it) with this content"
+            )
+        else:
+            why = f"it expired at {payload.get('expires_at')}"
+            fix = "update it with a later expires_at to show it again"
+        return f"This text is stored, but search hides it: {why}. Nothing changed; {fix}."
 
     def delete(self, params: DeleteMemoryParams) -> DeleteMemoryResult:
         hash_ = params.content_hash.strip().lower()
@@ -128,20 +155,23 @@ class MemoryService:
             raise InvalidParameterError(
                 "content_hash", params.content_hash, "the 64-character hex sha256 of a memory"
             )
-        deleted = self._delete(hash_)
-        message = "Deleted." if deleted else "No memory has this content_hash; nothing deleted."
-        return DeleteMemoryResult(content_hash=hash_, deleted=deleted, message=message)
+        deleted = self._delete(hash_, params.whole_line)
+        message = (
+            f"Deleted {deleted} version{'s' if deleted > 1 else ''}."
+            if deleted
+            else "No memory has this content_hash; nothing deleted."
+        )
+        return DeleteMemoryResult(content_hash=hash_, deleted=bool(deleted), message=message)
 
-    def _delete(self, hash_: str) -> bool:
-        """Delete the memory with this content hash (no pipeline loaded); False if none."""
+    def _delete(self, hash_: str, whole_line: bool) -> int:
+        """Delete the memory with this content hash (its line, if asked; no pipeline loaded),
+        the version it replaced current again; how many versions went."""
+        from scoperag.server.profiles.memory.versions import delete_version
+
         backend = self.runtime.backend
         if not backend.collection_exists(COLLECTION):
-            return False
-        flt = build_filter([CONTENT_HASH], {"content_hash": hash_})
-        if flt is None or backend.count(COLLECTION, flt) == 0:
-            return False
-        backend.delete(COLLECTION, flt)
-        return True
+            return 0
+        return delete_version(backend, self.runtime.settings.data_dir, hash_, whole_line)
 
     def search(self, params: SearchParams) -> ToolResult:
         return toon_result(self.run_search(params))
