@@ -24,15 +24,18 @@ from typing import Any
 
 import qdrant_edge as edge
 
-from scoperag.core.engine.error_kinds import is_permission_denied
+from scoperag.core.engine.edge.errors import MissingIndexError
+from scoperag.core.engine.error_kinds import (
+    is_missing_index,
+    is_permission_denied,
+    is_storage_damage,
+)
 from scoperag.core.engine.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.core.errors import ScoperagError, StorePermissionError
 
 logger = logging.getLogger(__name__)
 # A query without prefetches on the dense vector is a cosine search: its scores lie in [-1, 1].
 COSINE_LIMIT = 1.0 + 1e-3
-_STORAGE_ERRORS = ("Service runtime error", "Service internal error")
-_NOT_DAMAGE = ("Not enough space", "No space left", "Too many open files", "Cannot allocate")
 _READS = frozenset({"scroll", "retrieve", "count", "info", "facet", "query"})
 
 
@@ -134,7 +137,9 @@ def load_shard(collection: str, folder: Path, dimension: int) -> edge.EdgeShard:
 
 class CheckedShard:
     """An Edge shard whose reads raise `CorruptCollectionError` on storage errors and on scores
-    no intact vector gives; writes and everything else pass through as they are."""
+    no intact vector gives, and `MissingIndexError` for an order or a facet on a key without
+    its index (the one place the engine's errors are translated); writes and everything else
+    pass through as they are."""
 
     def __init__(self, shard: edge.EdgeShard, collection: str, folder: Path) -> None:
         self.shard, self.collection, self.folder = shard, collection, folder
@@ -148,9 +153,16 @@ class CheckedShard:
             try:
                 result = method(*args, **kwargs)
             except Exception as exc:
-                text = str(exc)
-                if text.startswith(_STORAGE_ERRORS) and not any(n in text for n in _NOT_DAMAGE):
-                    raise CorruptCollectionError(self.collection, self.folder, text) from None
+                if is_storage_damage(exc):
+                    raise CorruptCollectionError(self.collection, self.folder, str(exc)) from None
+                if is_missing_index(exc) and name in ("scroll", "facet"):
+                    request = args[0] if args else kwargs["request"]
+                    key, use = (
+                        (request.key, name)
+                        if name == "facet"
+                        else (request.order_by.key, "order_by")
+                    )
+                    raise MissingIndexError(self.collection, key, use) from None
                 raise
             if name == "query":
                 request = args[0] if args else kwargs["request"]

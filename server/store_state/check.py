@@ -1,4 +1,5 @@
-"""`scoperag check [--json]`: the state of every collection, and the problems found in it.
+"""The state of every collection, and the problems found in it (`scoperag check`, the web UI's
+health page).
 
 Per collection: points, segments, payload indexes, hidden generations (`core.engine.generations`)
 and problems. Files are checked here, read-only (`core.engine.store_check`); the engine's
@@ -11,7 +12,6 @@ serves an Edge collection again after a reported loss of acknowledged writes
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -182,7 +182,8 @@ def _check_files(check: CollectionCheck, folder: Path) -> int | None:
     return record["dimension"]
 
 
-def _print(report: StoreCheck) -> None:
+def print_check(report: StoreCheck) -> None:
+    """The report as lines of text, problems in red."""
     click.echo(f"data dir {report.data_dir} (engine: {report.engine})")
     click.echo(f"engine checks ran in {report.checked_in}")
     if report.disk:
@@ -203,29 +204,3 @@ def _print(report: StoreCheck) -> None:
         for problem in check.problems:
             click.secho(f"  PROBLEM: {problem}", fg="red")
     click.echo("no problems found" if report.ok else "problems found (see above)")
-
-
-def register(cli: click.Group, ingest: click.Group) -> None:
-    """Add `scoperag check`."""
-
-    @cli.command()
-    @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-    @click.option(
-        "--accept-loss",
-        multiple=True,
-        metavar="COLLECTION",
-        help="After a reported loss of acknowledged writes: serve COLLECTION again with the "
-        "points it holds (restore from an export first if you can). Repeatable.",
-    )
-    def check(as_json: bool, accept_loss: tuple[str, ...]) -> None:
-        """Check every collection: points, segments, indexes, hidden generations, problems
-        (exit status 1 if any). Runs beside a running server: it asks the owning process."""
-        from scoperag.server.cli.support import load_settings, run_friendly
-
-        report = run_friendly(lambda: check_store(load_settings(), accept_loss))
-        if as_json:
-            click.echo(json.dumps({**report.model_dump(), "ok": report.ok}, indent=2))
-        else:
-            _print(report)
-        if not report.ok:
-            raise SystemExit(1)
