@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from typing import TYPE_CHECKING, Any
 
 from fastmcp.tools import ToolResult
+from pydantic import ValidationError
 
 from scoperag.core.contracts import memory
 from scoperag.core.contracts.memory import (
@@ -17,6 +19,7 @@ from scoperag.core.contracts.memory import (
     START_DATE,
     TAGS,
     TIME_KEY,
+    current_memories,
     normalise_tags,
 )
 from scoperag.core.errors import InvalidParameterError
@@ -62,6 +65,7 @@ def cosine_floor(min_similarity: float) -> float:
 if TYPE_CHECKING:
     from qdrant_client.models import ScoredPoint
 
+logger = logging.getLogger(__name__)
 _SCORES = {"score", "similarity", "explain"}  # not from the payload
 _ROW_KEYS = [key for key in MemoryRow.model_fields if key not in _SCORES]  # a row's payload
 
@@ -74,6 +78,24 @@ def _row(payload: dict[str, Any], hit: ScoredPoint | None = None) -> MemoryRow:
         row.similarity = similarity
         row.score = similarity if hit.order_value is None else round(hit.order_value, 4)
     return row
+
+
+def _rows(found: list[Any], ranked: bool) -> tuple[list[MemoryRow], list[str]]:
+    """The rows of the points found (hits when `ranked`), leaving out, with a note and a
+    warning, a stored payload that does not fit a memory: one record never breaks a search."""
+    rows, unreadable = [], []
+    for point in found:
+        try:
+            rows.append(_row(point.payload or {}, point if ranked else None))
+        except ValidationError as exc:
+            unreadable.append(str(point.id))
+            logger.warning("memory point %s is not readable, left out: %s", point.id, exc)
+    if not unreadable:
+        return rows, []
+    return rows, [
+        f"{len(unreadable)} stored memories could not be read and were left out (points "
+        f"{', '.join(unreadable[:5])}); `scoperag check` lists them"
+    ]
 
 
 def _floor_note(page: RankedPage, min_similarity: float) -> str | None:
@@ -204,7 +226,8 @@ class MemoryService:
             elif self.runtime.backend.collection_exists(COLLECTION):
                 end = values.get(END_DATE.name)
                 before = None if end is None else day_end(end)
-                total, rows = self._newest(flt, before, offset, params.page_size)
+                total, rows, more = self._newest(flt, before, offset, params.page_size)
+                notes += more
             else:
                 notes.append(EMPTY_HINT)
             if ranked and total == MAX_RANKED:
@@ -232,13 +255,14 @@ class MemoryService:
         if not page.exists:
             return 0, [], [EMPTY_HINT]
         notes = [note for note in (_floor_note(page, min_similarity), search.keyword_hint())]
-        rows = [_row(hit.payload or {}, hit) for hit in page.hits]
-        return page.total, rows, [note for note in notes if note]
+        rows, unreadable = _rows(page.hits, ranked=True)
+        return page.total, rows, [note for note in notes if note] + unreadable
 
     def _newest(
         self, flt: Any, before: float | None, offset: int, size: int
-    ) -> tuple[int, list[MemoryRow]]:
-        """A page newest first; `before` (the date window's end) is where the order starts."""
+    ) -> tuple[int, list[MemoryRow], list[str]]:
+        """A page newest first; `before` (the date window's end) is where the order starts;
+        notes on what could not be read."""
         backend = self.runtime.backend
         if not self._keys_checked:  # memories an older version stored without an order key
             backfill_order(backend, self.runtime.settings.data_dir)
@@ -247,7 +271,8 @@ class MemoryService:
         browse = BrowseSearch(backend, COLLECTION, ORDER_KEY, flt, offset, size, start)
         total = browse.total()
         records = browse.records() if offset < total else []
-        return total, [_row(record.payload or {}) for record in records]
+        rows, unreadable = _rows(records, ranked=False)
+        return total, rows, unreadable
 
 
 def _effective_mode(

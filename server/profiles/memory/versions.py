@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
 from qdrant_client import models
 
 from scoperag.core.contracts.memory import (
@@ -267,19 +268,27 @@ class MemoryVersions:
             payloads += [record.payload or {} for record in page]
             if len(page) < PAGE:
                 break
-        payloads.sort(key=lambda p: (p.get("version", 1), _written(p)))
-        shown = payloads[-MOST_VERSIONS:]
-        cut = len(payloads) - len(shown)
+        rows, unreadable = [], 0
+        for stored in payloads:
+            try:  # one unreadable version never breaks a history
+                rows.append((stored.get("version", 1), _written(stored), VersionRow.of(stored)))
+            except (ValidationError, ValueError, KeyError, TypeError):
+                unreadable += 1
+        rows.sort(key=lambda row: row[:2])
+        shown = rows[-MOST_VERSIONS:]
+        notes = []
+        if len(shown) < len(rows):
+            notes.append(
+                f"the line has {len(rows)} versions: the newest {len(shown)} are shown, "
+                f"the oldest {len(rows) - len(shown)} are not"
+            )
+        if unreadable:
+            notes.append(f"{unreadable} versions could not be read; `scoperag check` lists them")
         return MemoryHistoryResult(
             content_hash=payload["content_hash"],
-            versions=[VersionRow.of(p) for p in shown],
+            versions=[row for *_, row in shown],
             total=len(payloads),
-            note=(
-                f"the line has {len(payloads)} versions: the newest {len(shown)} are shown, "
-                f"the oldest {cut} are not"
-                if cut
-                else None
-            ),
+            note="; ".join(notes) or None,
         )
 
 
