@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from scoperag.core.config.ingest_limits import open_source
+from scoperag.core.config.ingest_limits import check_text, open_source
 from scoperag.core.config.open_beneath import SourceRefusedError
 
 _START = re.compile(r"^\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M | re.I)
@@ -48,7 +48,12 @@ def read_text(path: Path) -> str:
         raise BookRejectedError(
             f"it is not UTF-8 text ({exc.reason} at byte {exc.start})"
         ) from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    try:
+        check_text(text)
+    except SourceRefusedError as exc:
+        raise BookRejectedError(str(exc)) from None
+    return text
 
 
 def _without_credits(body: str) -> str:
