@@ -41,8 +41,12 @@ def damaged_store(embedder: Embedder, tmp_path: Path) -> tuple[Path, str]:
         stored = [asyncio.run(call(runtime, "store_memory", content=t)) for t in TEXTS]
         bad = memory_id(stored[1]["content_hash"])
         runtime.backend.set_payload(COLLECTION, bad, {"version": "two"})
+        history = asyncio.run(
+            call(runtime, "memory_history", content_hash=stored[1]["content_hash"])
+        )
     finally:
         runtime.close()
+    assert history["versions"] == [] and "1 versions could not be read" in history["note"]
     return data_dir, str(bad)
 
 
@@ -57,9 +61,10 @@ def test_a_bad_payload_is_left_out_of_searches_and_reported_by_check(
     try:
         ranked = asyncio.run(call(runtime, "search", query="when are standups"))
         newest = asyncio.run(call(runtime, "search"))
+        explained = asyncio.run(call(runtime, "search", query="standups", explain=True))
     finally:
         runtime.close()
-    for found in (ranked, newest):
+    for found in (ranked, newest, explained):
         contents = [row["content"] for row in found["memories"]]
         assert "Standups are at nine." in contents and TEXTS[1] not in contents, found
         assert f"could not be read and were left out (points {bad})" in found["note"]

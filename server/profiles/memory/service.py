@@ -244,7 +244,10 @@ class MemoryService:
         )
         if params.explain and search is not None and search.last is not None:
             flt, offset, boost = search.qdrant_filter, search.offset, search.date_boost
-            return explained(result, rows, search.last, flt, offset, boost)
+            shown = {row.content_hash for row in rows}  # less any point that could not be read
+            hits = [h for h in search.last.hits if (h.payload or {}).get("content_hash") in shown]
+            found = search.last.model_copy(update={"hits": hits})
+            return explained(result, rows, found, flt, offset, boost)
         return result
 
     def _ranked(
