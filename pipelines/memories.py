@@ -21,9 +21,9 @@ from scoperag.core.config.settings import Settings
 from scoperag.core.contracts.memory import (
     COLLECTION,
     DEFAULT_MEMORY_TYPE,
-    MEMORY_INDEXES,
     MemoryPayload,
     content_hash,
+    memory_indexes,
     normalise_tags,
     parse_expiry,
     parse_moment,
@@ -143,7 +143,7 @@ def store_memories(
     newest-first read (`backfill_order`), which new keys never collide with."""
     turns = data_dir or Settings().data_dir
     with writers_take_turns(turns):  # the first writer creates the collection, the rest wait
-        prepare_for_writing(backend, embedder, COLLECTION, MEMORY_INDEXES)
+        prepare_for_writing(backend, embedder, COLLECTION, memory_indexes())
     keywords = backend.has_keywords(COLLECTION)
     report = StoreReport()
     first: dict[str, MemoryPayload] = {}

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 if TYPE_CHECKING:  # the models are read when the tools are listed, before any engine is opened
     from qdrant_client import models
 
-    from scoperag.core.engine.search_request import BranchHit, SearchResult
+    from scoperag.core.engine.search_request import BranchHit, DateBoost, SearchResult
 
 SHOWN_DROPS = 20  # the dropped candidates listed; `dropped_total` counts them all
 Method = Literal["dbsf", "rrf", "dense", "name", "name_order"]
@@ -65,7 +65,17 @@ class HitExplain(BaseModel):
     similarity: float | None = Field(
         default=None, description="The cosine the similarity floor compared."
     )
+    found_by: list[Literal["dense", "bm25"]] = Field(
+        default_factory=list,
+        description="The branches whose own top candidates held it (hybrid: either brings a "
+        "candidate into the fusion).",
+    )
     name_match: NameMatchFigures | None = Field(default=None, exclude_if=_absent_if_none)
+    date_boost: float | None = Field(
+        default=None,
+        exclude_if=_absent_if_none,
+        description="What the date the query names added to its fused score.",
+    )
 
 
 class Dropped(BaseModel):
@@ -82,6 +92,17 @@ class Candidates(BaseModel):
     )
 
 
+class DateRead(BaseModel):
+    """The date read in the query and the boost it gives (never a filter)."""
+
+    text: str = Field(description="The words it was read from.")
+    unit: Literal["day", "month", "year"]
+    start: str = Field(description="The period's first moment, RFC 3339.")
+    end: str = Field(description="The moment after the period, RFC 3339.")
+    scale_days: float = Field(description="Days from the period where the boost halves.")
+    weight: float = Field(description="The boost inside the period.")
+
+
 class ResultExplain(BaseModel):
     """The filter as applied, the branches' depth and yield, and what was dropped after."""
 
@@ -92,6 +113,9 @@ class ResultExplain(BaseModel):
     candidates: Candidates
     dropped: list[Dropped] = Field(description=f"The first {SHOWN_DROPS} dropped candidates.")
     dropped_total: int
+    date: DateRead | None = Field(
+        default=None, exclude_if=_absent_if_none, description="The date the query names."
+    )
 
 
 def filter_json(flt: models.Filter | None) -> dict[str, Any] | None:
@@ -105,9 +129,12 @@ def _ranks(ranking: list[BranchHit] | None) -> dict[Hashable, ScoreRank]:
 class Explainer:
     """The explain figures of one search from its result (run with `explain`)."""
 
-    def __init__(self, found: SearchResult, flt: models.Filter | None) -> None:
+    def __init__(
+        self, found: SearchResult, flt: models.Filter | None, boost: DateBoost | None = None
+    ) -> None:
         from scoperag.core.engine.search_request import Branches
 
+        self.boost = boost
         self.branches = found.branches or Branches(prefetch_limit=0, floor=None, dense=[])
         self.filter = flt
         self.dense = _ranks(self.branches.dense)
@@ -123,7 +150,15 @@ class Explainer:
         """The hit's dense and BM25 figures, and the cosine the floor compared."""
         dense = self.dense.get(point_id)
         bm25 = None if self.bm25 is None else self.bm25.get(point_id)
-        return {"dense": dense, "bm25": bm25, "similarity": dense.score if dense else None}
+        found_by: list[Literal["dense", "bm25"]] = ["dense"] if dense else []
+        if bm25 and self.branches.keyword_candidates:
+            found_by.append("bm25")
+        return {
+            "dense": dense,
+            "bm25": bm25,
+            "similarity": dense.score if dense else None,
+            "found_by": found_by,
+        }
 
     def hit(self, point: models.ScoredPoint, rank: int) -> HitExplain:
         """A hit of this search at `rank` (1-based) among the results."""
@@ -134,6 +169,9 @@ class Explainer:
         )
         figures = self.branch_figures(point.id)
         figures["similarity"] = point.score
+        unboosted = (self.fused or {}).get(point.id)
+        if self.boost is not None and unboosted is not None and fused.score is not None:
+            figures["date_boost"] = round(fused.score - unboosted.score, 6)
         return HitExplain(fused=fused, **figures)
 
     def candidates(self) -> Candidates:
@@ -172,7 +210,24 @@ class Explainer:
             candidates=self.candidates(),
             dropped=self.drops[:SHOWN_DROPS],
             dropped_total=len(self.drops),
+            date=None if self.boost is None else _date_read(self.boost),
         )
+
+
+def _date_read(boost: DateBoost) -> DateRead:
+    from datetime import UTC, datetime
+
+    def moment(seconds: float) -> str:
+        return datetime.fromtimestamp(seconds, UTC).isoformat().replace("+00:00", "Z")
+
+    return DateRead(
+        text=boost.text,
+        unit=boost.unit,
+        start=moment(boost.start),
+        end=moment(boost.end),
+        scale_days=round(boost.scale / 86_400, 3),
+        weight=boost.weight,
+    )
 
 
 # A result model's fields: absent from its output unless the search ran with `explain`.
@@ -192,10 +247,11 @@ def explained(
     found: SearchResult,
     flt: models.Filter | None,
     offset: int = 0,
+    boost: DateBoost | None = None,
 ) -> Result:
     """`result` whose `hits` (made from `found.hits`, in order, after `offset` others) and
-    itself carry `explain`."""
-    why = Explainer(found, flt)
+    itself carry `explain` (with `boost`: the date read and what it added to each hit)."""
+    why = Explainer(found, flt, boost)
     for rank, (hit, point) in enumerate(zip(hits, found.hits, strict=True), offset + 1):
         hit.explain = why.hit(point, rank)
     why.engine_drops({point.id for point in found.hits})

@@ -15,7 +15,7 @@ from qdrant_client import models
 
 from scoperag.core.embedding.embedders import Embedder
 from scoperag.core.engine.backend import KEYWORD_HINT, VectorBackend
-from scoperag.core.engine.search_request import SearchRequest, SearchResult
+from scoperag.core.engine.search_request import DateBoost, SearchRequest, SearchResult
 
 
 class SearchQuery(Protocol):
@@ -42,6 +42,9 @@ class FilteredSearch:
     holds LlamaIndex's copy of the node, often most of it). `explain`: each search also
     ranks the candidates by each branch alone (`SearchResult.branches`).
     """
+
+    keyword_candidates = True  # hybrid: BM25's own top candidates join the dense ones
+    date_boost: DateBoost | None = None  # reorder by closeness to a date the query names
 
     def __init__(
         self,
@@ -91,6 +94,8 @@ class FilteredSearch:
             embedder=self.embedder.info,
             count_cap=count_cap,
             explain=self.explain,
+            keyword_candidates=self.keyword_candidates,
+            date_boost=self.date_boost,
         )
         self.last = self.backend.search(request)
         return self.last
@@ -103,10 +108,11 @@ class FilteredSearch:
 class HybridSearch(FilteredSearch):
     """`FilteredSearch` whose ranking also weighs BM25 keyword matches of the query.
 
-    The engine runs two prefetches under the same filter and cosine floor (dense nearest
-    neighbours, and the BM25 ranking of those same candidates) and fuses their scores (DBSF, each
-    normalised by its spread).
-    Keywords reorder what the floor lets through; they never bring in a hit below it. Scores
+    Each branch finds its own candidates under the same filter and cosine floor (the dense
+    nearest neighbours, and BM25's best matches), and the engine fuses the union, ranked by
+    both (DBSF, each score normalised by its spread): a memory or passage sharing a rare name
+    with the query is found even when meaning alone ranks it far down. Keywords never bring
+    in a hit below the floor. Scores
     stay cosine similarities. A collection built before hybrid search has no BM25 vectors: it
     is searched by meaning alone and `keyword_hint` says how to add them.
     """

@@ -45,8 +45,8 @@ class Store:
     ) -> None:
         from scoperag.core.config.settings import Settings
         from scoperag.server.mcp.app import build_server
-        from scoperag.server.python_api.session import ToolSession
         from scoperag.server.runtime import Runtime
+        from scoperag.server.tool_session import ToolSession
 
         if settings is not None and options:
             raise TypeError(f"Store takes settings or settings options, not both: {options}")

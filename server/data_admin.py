@@ -83,6 +83,9 @@ class StoreListing(BaseModel):
     backend: str
     collections: list[str] = Field(description="Every collection in the store.")
     profiles: list[ProfileData]
+    stopped_imports: list[str] = Field(
+        default_factory=list, description="Imports that stopped before the end of their file."
+    )
 
 
 class DeleteReport(BaseModel):
@@ -168,12 +171,15 @@ def list_store(
     """The store's collections and, for each enabled profile (or each of `profiles`, by any
     spelling), what it holds; `hashes` adds each memory's content hash."""
     chosen = [_profile(settings, p) for p in profiles] if profiles else settings.profiles
+    from scoperag.server.transfer.unfinished import stopped_imports
+
     chosen = [profile.name for profile in declarations(chosen)]
     return StoreListing(
         data_dir=str(settings.data_dir),
         backend=settings.effective_backend,
         collections=backend.list_collections(),
         profiles=[describe_profile(backend, settings, p, hashes) for p in chosen],
+        stopped_imports=[record.message() for record in stopped_imports(settings.data_dir)],
     )
 
 

@@ -5,9 +5,10 @@ a relevant hit has (`{"tool": "qdrant-find", "arguments": {"query": "...", "docu
 "relevant": [{"physical_page_index": 5}]}`). A hit is relevant to an entry when it has every
 key of the entry with that value (or, for a list such as `tags`, among its values). A question
 with `"relevant": []` expects nothing: it counts as a false positive when anything is found.
-The scores are LlamaIndex's retrieval metrics over the first k hits. A line that is not a
-question, or whose tool refuses its arguments, is reported with its number and field, and the
-other lines still run.
+The scores (`eval_metrics`) count each relevant entry once: hit@k, recall@k, MRR and nDCG@k
+over the first k hits, per tool, per tag (a question's optional `"tags": ["name", ...]`) and
+overall. A line that is not a question, or whose tool refuses its arguments, is reported
+with its number and field, and the other lines still run.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field, ValidationError
 
 from scoperag.core.errors import InvalidParameterError, ScoperagError
-from scoperag.server.python_api.retrieval import hit_list, hit_payload
+from scoperag.server.eval_metrics import credited, rank_figures
+from scoperag.server.results.hits import hits_of
 
 Call = Callable[[str, dict[str, Any]], Any]  # a tool call: its name and its arguments
 # how a tool's refusal of its arguments begins (`describe_validation_error`)
@@ -44,6 +46,9 @@ class Question(BaseModel, extra="forbid"):
         description="Payload values of the relevant hits; [] when nothing should be found."
     )
     id: str | None = Field(default=None, description="A name to report the question by.")
+    tags: list[str] = Field(
+        default_factory=list, description="Kinds to report the question under, e.g. 'date'."
+    )
 
 
 class QuestionScore(BaseModel):
@@ -54,6 +59,9 @@ class QuestionScore(BaseModel):
     hit: float = Field(description="1 if a relevant hit is among the first k, else 0.")
     recall: float = Field(description="Share of the relevant entries found in the first k.")
     mrr: float = Field(description="1 / rank of the first relevant hit (0 if none).")
+    ndcg: float = Field(default=0.0, description="Discounted gain of the relevant hits in k.")
+    rank: int | None = Field(default=None, description="Rank of the first relevant hit.")
+    tags: list[str] = Field(default_factory=list, description="The question's tags.")
     relevant: int = Field(description="Relevant entries the question names (0: a negative).")
     hits: int = Field(description="Hits returned (at most k counted).")
     sentences_past_position: int | None = Field(
@@ -87,6 +95,7 @@ class Figures(BaseModel):
     hit_rate: float
     recall: float
     mrr: float
+    ndcg: float = 0.0
     negatives: int = Field(default=0, description="Questions that expect nothing.")
     false_positives: int = Field(default=0, description="Negatives that returned hits.")
     sentences_past_position: int | None = None
@@ -96,6 +105,7 @@ class EvalReport(BaseModel):
     k: int
     overall: Figures
     tools: list[Figures]
+    tags: list[Figures] = Field(default_factory=list, description="Per question tag.")
     missed: list[QuestionScore] = Field(description="Questions without a relevant hit in k.")
     scores: list[QuestionScore]
     problems: list[LineProblem] = Field(default_factory=list, description="Lines not scored.")
@@ -149,24 +159,10 @@ def _past_position(result: Any) -> int | None:
 
 
 def score(line: int, question: Question, result: Any, k: int) -> QuestionScore:
-    """One question's figures from the tool's result (LlamaIndex's HitRate, Recall, MRR)."""
-    from llama_index.core.evaluation.retrieval.metrics import MRR, HitRate, Recall
-
-    payloads = [hit_payload(hit) for hit in hit_list(result)[:k]]
-    # each hit's id: the first relevant entry it matches, else its own rank
-    retrieved = [
-        next((f"relevant-{i}" for i, e in enumerate(question.relevant) if matches(p, e)), f"#{r}")
-        for r, p in enumerate(payloads)
-    ]
-    expected = [f"relevant-{i}" for i in range(len(question.relevant))]
-    figures = {"hit": 0.0, "recall": 0.0, "mrr": 0.0}
-    if expected and retrieved:
-        ids = {"expected_ids": expected, "retrieved_ids": retrieved}
-        figures = {
-            "hit": HitRate().compute(**ids).score,
-            "recall": Recall().compute(**ids).score,
-            "mrr": MRR().compute(**ids).score,
-        }
+    """One question's figures from the tool's result (`eval_metrics`: each entry once)."""
+    payloads = [hit.fields for hit in hits_of(question.tool, result)[:k]]
+    credit = credited(payloads, question.relevant, matches)
+    figures = rank_figures(credit, len(question.relevant), k)
     return QuestionScore(
         line=line,
         id=question.id,
@@ -177,7 +173,8 @@ def score(line: int, question: Question, result: Any, k: int) -> QuestionScore:
         sentences_past_position=_past_position(result),
         ranked=payloads,
         entries=question.relevant,
-        **figures,
+        tags=question.tags,
+        **figures.model_dump(),
     )
 
 
@@ -193,6 +190,7 @@ def summarize(tool: str, scores: list[QuestionScore]) -> Figures:
         hit_rate=sum(s.hit for s in positive) / count,
         recall=sum(s.recall for s in positive) / count,
         mrr=sum(s.mrr for s in positive) / count,
+        ndcg=sum(s.ndcg for s in positive) / count,
         negatives=len(negatives),
         false_positives=sum(bool(s.hits) for s in negatives),
         sentences_past_position=sum(past) if past else None,
@@ -216,12 +214,16 @@ def evaluate(call: Call, path: Path, k: int = 5, stored: StoredValues | None = N
             continue
         scores.append(score(line, question, result, k))
     by_tool: dict[str, list[QuestionScore]] = {}
+    by_tag: dict[str, list[QuestionScore]] = {}
     for item in scores:
         by_tool.setdefault(item.tool, []).append(item)
+        for tag in item.tags:
+            by_tag.setdefault(tag, []).append(item)
     return EvalReport(
         k=k,
         overall=summarize("overall", scores),
         tools=[summarize(tool, items) for tool, items in by_tool.items()],
+        tags=[summarize(f"tag {tag}", by_tag[tag]) for tag in sorted(by_tag)],
         missed=[s for s in scores if s.relevant and not s.hit],
         scores=scores,
         problems=sorted(problems, key=lambda problem: problem.line),

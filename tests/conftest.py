@@ -20,10 +20,13 @@ from scoperag.server.runtime import Runtime  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 # ../shared/data beside the repository, or beside the folder of worktrees (/work/wt/<name>)
 SHARED_DATA = next(
-    (path for path in (REPO.parent / "shared" / "data", REPO.parents[1] / "shared" / "data")
-     if path.is_dir()),
+    (
+        path
+        for path in (REPO.parent / "shared" / "data", REPO.parents[1] / "shared" / "data")
+        if path.is_dir()
+    ),
     REPO.parent / "shared" / "data",
-)  # fmt: skip
+)
 
 
 @pytest.fixture(autouse=True)

@@ -19,10 +19,10 @@ from scoperag.core.contracts.books import BOOK_INDEXES, COLLECTION
 from scoperag.core.filters.fields import index_plan
 from scoperag.pipelines.book import Book, ingest_book, read_book
 from scoperag.server.cli.main import cli
-from scoperag.server.cli.status import store_status
 from scoperag.server.mcp.app import build_server
 from scoperag.server.profiles.books.service import BookService
 from scoperag.server.runtime import Runtime
+from scoperag.server.store_state.status import store_status
 
 LAST_CHAPTER = 3  # 198 sentences, 50 chunks: the whole book is embedded by the eval instead
 

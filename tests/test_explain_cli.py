@@ -37,11 +37,19 @@ def test_eval_explain_says_why_a_question_missed(
 ) -> None:
     questions = tmp_path / "questions.jsonl"
     lines = [  # page index 10 holds "Potato"; asked with a limit of 1 and a filter elsewhere
-        {"tool": "qdrant-find", "arguments": {"query": "Potato", "physical_page_index": 3},
-         "relevant": [{"physical_page_index": 10}], "id": "filtered-out"},
-        {"tool": "qdrant-find", "arguments": {"query": "page", "limit": 1},
-         "relevant": [{"physical_page_index": 10}], "id": "past-the-limit"},
-    ]  # fmt: skip
+        {
+            "tool": "qdrant-find",
+            "arguments": {"query": "Potato", "physical_page_index": 3},
+            "relevant": [{"physical_page_index": 10}],
+            "id": "filtered-out",
+        },
+        {
+            "tool": "qdrant-find",
+            "arguments": {"query": "page", "limit": 1},
+            "relevant": [{"physical_page_index": 10}],
+            "id": "past-the-limit",
+        },
+    ]
     malformed = '{"tool": "qdrant-find"}\n'  # no arguments: reported, the others still run
     questions.write_text("".join(json.dumps(line) + "\n" for line in lines) + malformed)
     result = run(store, "eval", str(questions), "--k", "1", "--explain")

@@ -21,7 +21,7 @@ from test_pdf_tools import pdf_runtime  # noqa: F401
 from scoperag.core.contracts.books import BOOK_ID, READ_UP_TO
 from scoperag.core.contracts.dnd import COLLECTION as DND
 from scoperag.core.contracts.memory import COLLECTION as MEMORY
-from scoperag.core.contracts.memory import TAGS_ANY, current_memories
+from scoperag.core.contracts.memory import CURRENT, TAGS_ANY
 from scoperag.core.contracts.pdf import PDF_FIELDS
 from scoperag.core.embedding.bm25 import document_vector, query_vector
 from scoperag.core.engine.node_payload import stored_text_and_metadata
@@ -108,11 +108,10 @@ async def test_qdrant_find_explains_hits_with_the_engine_figures(pdf_runtime: Ru
 def current_only(applied: dict[str, Any], before: float, after: float, **values: Any) -> dict:
     """The filter a memory search builds from `values`, current memories only, at the moment
     (between `before` and `after`) the applied filter was built."""
-    expiry = next(condition for condition in applied["must"] if "should" in condition)
-    moment = expiry["should"][1]["range"]["gt"]
+    expiry = next(condition for condition in applied["must_not"] if "range" in condition)
+    moment = expiry["range"]["lte"]
     assert before <= moment <= after
-    extra = current_memories(moment, include_superseded=False, include_expired=False)
-    built = build_filter([TAGS_ANY], values, extra=extra)
+    built = build_filter([TAGS_ANY, *CURRENT], values, now=moment)
     return built.model_dump(mode="json", exclude_none=True)
 
 

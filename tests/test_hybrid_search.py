@@ -228,3 +228,57 @@ def test_equal_fusion_scores_are_ordered_by_meaning() -> None:
     far = models.ScoredPoint(id=2, version=0, score=0.29)
     fused = [(1.0000001, far), (1.0, near), (2.0, models.ScoredPoint(id=3, version=0, score=0.1))]
     assert [hit.id for hit in meaning_breaks_ties(fused)] == [3, 1, 2]
+
+
+def _crowded_nodes() -> list[TextNode]:
+    """150 points close to the query by meaning, and one far down it that alone names Zorblax."""
+    near = [
+        TextNode(
+            id_=f"00000000-0000-0000-0001-{n:012d}",
+            text=f"Invoice {n} for the harbour was paid at dawn.",
+            metadata={"n": n},
+            embedding=_vector(n * 0.25),
+        )
+        for n in range(1, 151)
+    ]
+    rare = TextNode(
+        id_="00000000-0000-0000-0002-000000000001",
+        text="Zorblax signed for invoice 4471.",
+        metadata={"n": 0},
+        embedding=_vector(70),
+    )
+    return [*near, rare]
+
+
+def test_a_point_only_bm25_finds_joins_the_fusion(backend: VectorBackend) -> None:
+    """A point sharing a rare name with the query, outside the dense top candidates, is found;
+    the floor still bounds what BM25 brings in."""
+    backend.create_collection(COLLECTION, 3, {})
+    backend.vector_store(COLLECTION).add(_crowded_nodes())
+    dense_rank = _numbers(_search(backend, None, limit=151, score_threshold=None)).index(0)
+    assert dense_rank == 150  # last by meaning: outside any prefetch of the dense branch
+    found = _search(backend, "Zorblax invoice 4471", limit=5, score_threshold=0.2)
+    assert found and 0 in _numbers(found)
+    assert next(p for p in found if p.payload["n"] == 0).score == pytest.approx(
+        math.cos(math.radians(70))
+    )
+    alone = _search(
+        backend, "Zorblax invoice 4471", limit=5, score_threshold=0.2, keyword_candidates=False
+    )
+    assert alone and 0 not in _numbers(alone)
+    assert 0 not in _numbers(_search(backend, "Zorblax invoice 4471", limit=5, score_threshold=0.5))
+
+
+def test_explain_names_the_branch_that_found_each_hit(backend: VectorBackend) -> None:
+    from scoperag.retrievers.explain import Explainer
+
+    backend.create_collection(COLLECTION, 3, {})
+    backend.vector_store(COLLECTION).add(_crowded_nodes())
+    request = SearchRequest(
+        collection=COLLECTION, dense=QUERY, text="Zorblax harbour", limit=5, explain=True
+    )
+    found = backend.search(request)
+    why = Explainer(found, None)
+    figures = {point.payload["n"]: why.hit(point, rank) for rank, point in enumerate(found.hits, 1)}
+    assert 0 in figures and figures[0].found_by == ["bm25"]
+    assert all(hit.found_by[0] == "dense" for n, hit in figures.items() if n)

@@ -370,7 +370,7 @@ async def test_schema_types_and_read_only_hint(memory_server) -> None:
         tools = {tool.name: tool for tool in await client.list_tools()}
     assert {"store_memory", "delete_memory", "search"} <= set(tools)
     props = tools["search"].input_schema["properties"]
-    assert list(props) == [
+    assert set(props) == {
         "query",
         "mode",
         "tags",
@@ -383,8 +383,9 @@ async def test_schema_types_and_read_only_hint(memory_server) -> None:
         "min_similarity",
         "include_superseded",
         "include_expired",
+        "date_boost",
         "explain",
-    ]
+    }
     assert props["mode"]["enum"] == ["hybrid", "tag", "faceted"]
     assert (props["page_size"]["minimum"], props["page_size"]["maximum"]) == (1, 100)
     assert props["min_similarity"]["default"] == 0.6

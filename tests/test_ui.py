@@ -21,9 +21,9 @@ from scoperag.core.errors import InvalidParameterError
 from scoperag.server.cli.main import cli
 from scoperag.server.http.app import build_http_app
 from scoperag.server.mcp.app import build_server
-from scoperag.server.python_api.session import ProgressBar, whole
 from scoperag.server.runtime import Runtime
 from scoperag.server.samples import SAMPLES
+from scoperag.server.tool_session import ProgressBar, whole
 from scoperag.server.ui.app import ui_app
 from scoperag.server.ui.forms import form_arguments, form_fields
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 from qdrant_client import models
 
@@ -9,6 +11,22 @@ from scoperag.core.embedding.embedders import EmbedderInfo
 
 # Each prefetch of a hybrid search fetches at least this many candidates for the fusion.
 FUSION_CANDIDATES = 100
+
+
+class DateBoost(BaseModel):
+    """A boost by closeness in time: `weight` added to a hit's order score when its `key`
+    (Unix seconds) falls in [`start`, `end`), falling off as a Gaussian of its distance from
+    that period (half at `scale` seconds away). It reorders; it never drops a hit."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str = Field(description="The payload key holding each point's time, Unix seconds.")
+    text: str = Field(description="The words of the query the date was read from.")
+    unit: Literal["day", "month", "year"]
+    start: float = Field(description="The period's first second, Unix seconds.")
+    end: float = Field(description="The second after the period, Unix seconds.")
+    scale: float = Field(gt=0, description="Seconds from the period where the boost halves.")
+    weight: float = Field(gt=0, description="The boost inside the period.")
 
 
 class SearchRequest(BaseModel):
@@ -46,11 +64,26 @@ class SearchRequest(BaseModel):
         default=False,
         description="Also rank the candidates by each branch alone (`SearchResult.branches`).",
     )
+    date_boost: DateBoost | None = Field(
+        default=None, description="Reorder the hits by closeness to a date (a formula query)."
+    )
+    keyword_candidates: bool = Field(
+        default=True,
+        description="Hybrid: BM25's own top candidates under the filter (at or above "
+        "`score_threshold`) join the dense ones before the fusion; False: keywords only "
+        "re-rank the dense candidates.",
+    )
 
     @property
     def prefetch_limit(self) -> int:
         """How many candidates each ranking of a hybrid search reads."""
         return max(self.offset + self.limit, FUSION_CANDIDATES)
+
+
+def candidate_union(first: list[Any], second: list[Any]) -> list[Any]:
+    """The points of `first`, then those of `second` not among them (by id)."""
+    seen = {point.id for point in first}
+    return first + [point for point in second if point.id not in seen]
 
 
 class SearchResult(BaseModel):
@@ -82,4 +115,10 @@ class Branches(BaseModel):
     )
     fused: list[BranchHit] | None = Field(
         default=None, description="The fusion of every candidate (ids only); None: no fusion."
+    )
+    date_boost: DateBoost | None = Field(
+        default=None, description="Reorder the hits by closeness to a date (a formula query)."
+    )
+    keyword_candidates: bool = Field(
+        default=False, description="BM25's own top candidates joined the dense ones."
     )

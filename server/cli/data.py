@@ -16,6 +16,8 @@ def _print_listing(listing: dict) -> None:
     from scoperag.server.data_admin import HASH_SHOWN
 
     click.echo(f"data dir {listing['data_dir']} (engine: {listing['backend']})")
+    for stopped in listing["stopped_imports"]:
+        click.secho(stopped, fg="yellow")
     for data in listing["profiles"]:
         head = f"{data['profile']:<7} collection {data['collection']!r}"
         if not data["exists"]:

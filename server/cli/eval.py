@@ -17,6 +17,7 @@ def _figures_line(figures: dict[str, Any], k: int) -> str:
     line = (
         f"{figures['tool']:<26} {figures['questions']:>4} questions  hit@{k} "
         f"{figures['hit_rate']:.3f}  recall@{k} {figures['recall']:.3f}  MRR {figures['mrr']:.3f}"
+        f"  nDCG@{k} {figures['ndcg']:.3f}"
     )
     if figures["negatives"]:
         line += f"  false positives {figures['false_positives']}/{figures['negatives']}"
@@ -38,7 +39,7 @@ def print_report(report: dict[str, Any]) -> None:
     """Figures per tool and overall, the questions that missed, the lines not scored and the
     values asked for that the store does not hold."""
     k = report["k"]
-    for figures in [*report["tools"], report["overall"]]:
+    for figures in [*report["tools"], *report["tags"], report["overall"]]:
         click.echo(_figures_line(figures, k))
     if report["missed"]:
         click.echo(f"missed ({len(report['missed'])}):")
@@ -66,12 +67,19 @@ def print_comparison(base: dict[str, Any], other: dict[str, Any], change: str) -
     """Both reports' figures side by side, then the questions whose outcome changed."""
     k = base["k"]
     click.echo(f"compared: as asked → {change}")
-    click.echo(f"{'tool':<26} {'hit@' + str(k):>15} {'recall@' + str(k):>15} {'MRR':>15}")
-    after = {figures["tool"]: figures for figures in [*other["tools"], other["overall"]]}
-    for figures in [*base["tools"], base["overall"]]:
+    heads = [f"hit@{k}", f"recall@{k}", "MRR", f"nDCG@{k}"]
+    click.echo(f"{'tool':<26} " + " ".join(f"{head:>15}" for head in heads))
+    after = {f["tool"]: f for f in [*other["tools"], *other["tags"], other["overall"]]}
+    for figures in [*base["tools"], *base["tags"], base["overall"]]:
         new = after.get(figures["tool"], figures)
-        cells = [f"{figures[key]:.3f} → {new[key]:.3f}" for key in ("hit_rate", "recall", "mrr")]
+        keys = ("hit_rate", "recall", "mrr", "ndcg")
+        cells = [f"{figures[key]:.3f} → {new[key]:.3f}" for key in keys]
         click.echo(f"{figures['tool']:<26} " + " ".join(f"{cell:>15}" for cell in cells))
+    for test in other["significance"]:
+        click.echo(
+            f"  {test['metric']:<7} mean difference {test['mean_difference']:+.3f} over "
+            f"{test['questions']} questions, p = {test['p_value']:.4f} ({test['method']})"
+        )
     changed = other["changed"]
     click.echo(f"changed ({len(changed)}):")
     for item in changed:
@@ -141,10 +149,11 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         "5"}]} (a hit is relevant when its payload has those values). A malformed line is
         reported with its number and field; the others still run."""
         from scoperag.server import eval_output
+        from scoperag.server.eval_metrics import compare_scores
         from scoperag.server.evaluation import evaluate
         from scoperag.server.mcp.app import build_server
-        from scoperag.server.python_api.session import ToolSession
         from scoperag.server.runtime import Runtime
+        from scoperag.server.tool_session import ToolSession
 
         runtime = Runtime(load_settings())
         try:
@@ -175,6 +184,8 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         if other is not None:
             compared = other.model_dump(mode="json")
             compared["changed"] = eval_output.changed_questions(report, other)
+            tests = compare_scores(report.scores, other.scores)
+            compared["significance"] = [test.model_dump(mode="json") for test in tests]
             data = {**data, "compare": {"change": compare, **compared}}
         if as_json:
             click.echo(json.dumps(data, indent=2))

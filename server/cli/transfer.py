@@ -96,6 +96,10 @@ def register(cli: click.Group, ingest: click.Group) -> None:
             return
         for reason in report.refused:
             click.secho(reason, fg="yellow", err=True)
+        if report.resumed:
+            click.echo(report.resumed)
+        for field, why in report.dropped.items():
+            click.echo(f"field '{field}' not kept: {why}")
         click.echo(
             f"imported {report.imported} into {report.profile} from {report.file} "
             f"({report.format}{', re-embedded' if report.reembedded else ''}): "

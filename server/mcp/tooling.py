@@ -21,7 +21,7 @@ from pydantic.json_schema import SkipJsonSchema
 from scoperag.core.config.settings import Settings
 from scoperag.core.errors import ScoperagError, as_json
 from scoperag.core.filters.fields import FilterableField
-from scoperag.core.filters.params import StrictParams, json_array
+from scoperag.core.filters.params import StrictParams
 from scoperag.server.mcp.ingest_calls import run_with_progress
 from scoperag.server.mcp.output_schema import inline_refs, output_schema
 from scoperag.server.mcp.tool_names import unknown_tool
@@ -120,9 +120,9 @@ def params_model(
 
     A filter may not shadow a fixed parameter: that is an error at start-up.
     """
-    extra: dict[str, Any] = {
-        field.name: (field.annotation, ... if field.required else None) for field in fields
-    }
+    extra: dict[str, Any] = {}
+    for field in fields:
+        extra |= field.parameters()
     shadowed = sorted(set(extra) & set(base.model_fields))
     if shadowed:
         raise ScoperagError(
@@ -130,11 +130,6 @@ def params_model(
             f"({', '.join(base.model_fields)}); rename them."
         )
     return create_model(name, __base__=base, **extra)
-
-
-def _takes_list(schema: dict[str, Any]) -> bool:
-    """The parameter's JSON schema accepts an array."""
-    return schema.get("type") == "array" or any(_takes_list(m) for m in schema.get("anyOf", []))
 
 
 async def in_thread(handler: Callable[..., Any], *args: Any) -> Any:
@@ -179,13 +174,8 @@ class ModelTool(Tool):
         )
 
     def validated(self, arguments: dict[str, Any]) -> BaseModel:
-        """The arguments as the parameters model, or a tool error naming each bad one; a list
-        parameter given as the text of a JSON array (as some clients send one) is that array."""
-        properties = self.parameters.get("properties", {})
-        arguments = {
-            name: json_array(value) if _takes_list(properties.get(name, {})) else value
-            for name, value in arguments.items()
-        }
+        """The arguments as the parameters model (whose list types read their text forms,
+        `scoperag.core.filters.params.as_list`), or a tool error naming each bad one."""
         try:
             return self.params_model.model_validate(arguments)
         except ValidationError as exc:

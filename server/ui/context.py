@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from scoperag.core.config.settings import Settings
     from scoperag.server.profiles.declaration import Profile
-    from scoperag.server.python_api.session import ProgressHandler, ToolSession
+    from scoperag.server.tool_session import ProgressHandler, ToolSession
 
 UPLOADS = "ui-uploads"  # the data dir's folder that uploads are written to
 
@@ -74,7 +74,7 @@ class UiContext:
         with self._lock:
             if self._session is None:
                 from scoperag.server.mcp.app import build_server
-                from scoperag.server.python_api.session import ToolSession
+                from scoperag.server.tool_session import ToolSession
 
                 self._session = ToolSession(build_server(self.runtime), progress=False)
             return self._session

@@ -10,9 +10,13 @@ from scoperag.core.engine.search_request import (
     FUSION_CANDIDATES,
     Branches,
     BranchHit,
+    DateBoost,
     SearchRequest,
+    candidate_union,
 )
 from scoperag.core.engine.vector_names import DENSE_VECTOR, SPARSE_VECTOR
+
+FAR_PAST = -1e12  # the time of a point without one: no date boost reaches it
 
 
 def search(
@@ -20,10 +24,11 @@ def search(
 ) -> list[models.ScoredPoint]:
     """`VectorBackend.search`'s page through qdrant-client (see there), under `flt` (the
     request's filter narrowed to what readers may see); `hybrid` False: dense only."""
-    collection, dense, text = request.collection, request.dense, request.text
+    collection, dense = request.collection, request.dense
+    text = request.text if hybrid else None
     limit, offset, with_payload = request.limit, request.offset, request.with_payload
-    score_threshold = request.score_threshold
-    if not hybrid or not text:
+    score_threshold, boost = request.score_threshold, request.date_boost
+    if not text and boost is None:
         return client.query_points(
             collection,
             query=dense,
@@ -44,29 +49,37 @@ def search(
         score_threshold=score_threshold,
         with_payload=False,
     ).points
+    if text and request.keyword_candidates:
+        nearest = candidate_union(nearest, keyword_candidates(client, request, flt, candidates))
     cosines = {point.id: point.score for point in nearest}
     if not cosines:
         return []
     # The fusion ranks exactly these candidates by meaning and by keywords (see `edge_search`).
     among = models.Filter(must=[models.HasIdCondition(has_id=list(cosines))])
+    branches = [
+        models.Prefetch(
+            query=dense,
+            using=DENSE_VECTOR,
+            filter=among,
+            limit=len(cosines),
+            params=models.SearchParams(exact=True),
+        )
+    ]
+    if text:
+        branches.append(
+            models.Prefetch(
+                query=query_vector(text), using=SPARSE_VECTOR, filter=among, limit=len(cosines)
+            )
+        )
+    query: models.Query | None = models.FusionQuery(fusion=models.Fusion.DBSF) if text else None
+    if boost is not None:
+        if text:
+            branches = [models.Prefetch(prefetch=branches, query=query, limit=len(cosines))]
+        query = _boosted(boost)
     fused = client.query_points(
         collection,
-        prefetch=[
-            models.Prefetch(
-                query=dense,
-                using=DENSE_VECTOR,
-                filter=among,
-                limit=len(cosines),
-                params=models.SearchParams(exact=True),
-            ),
-            models.Prefetch(
-                query=query_vector(text),
-                using=SPARSE_VECTOR,
-                filter=among,
-                limit=len(cosines),
-            ),
-        ],
-        query=models.FusionQuery(fusion=models.Fusion.DBSF),
+        prefetch=branches,
+        query=query,
         limit=limit,
         offset=offset,
         with_payload=with_payload,
@@ -76,12 +89,55 @@ def search(
     )
 
 
+def _boosted(boost: DateBoost) -> models.FormulaQuery:
+    """The prefetch's score plus the date's Gaussian boost by distance from its period (as
+    `edge_search._boosted`)."""
+    distance = models.MaxExpression(
+        max=[
+            0.0,
+            models.SumExpression(sum=[boost.start, models.NegExpression(neg=boost.key)]),
+            models.SumExpression(sum=[boost.key, -boost.end]),
+        ]
+    )
+    decay = models.GaussDecayExpression(
+        gauss_decay=models.DecayParamsExpression(
+            x=distance, target=0.0, scale=boost.scale, midpoint=0.5
+        )
+    )
+    return models.FormulaQuery(
+        formula=models.SumExpression(
+            sum=["$score", models.MultExpression(mult=[boost.weight, decay])]
+        ),
+        defaults={boost.key: FAR_PAST},
+    )
+
+
+def keyword_candidates(
+    client: QdrantClient, request: SearchRequest, flt: models.Filter | None, depth: int
+) -> list[models.ScoredPoint]:
+    """BM25's own `depth` best candidates under `flt`, with their cosines, those at or above
+    the request's floor: one query, the BM25 prefetch rescored by the dense vector."""
+    return client.query_points(
+        request.collection,
+        prefetch=models.Prefetch(
+            query=query_vector(request.text or ""), using=SPARSE_VECTOR, filter=flt, limit=depth
+        ),
+        query=request.dense,
+        using=DENSE_VECTOR,
+        limit=depth,
+        score_threshold=request.score_threshold,
+        with_payload=False,
+    ).points
+
+
 def count_above(
     client: QdrantClient, request: SearchRequest, flt: models.Filter | None, cap: int
 ) -> int:
     """The candidates `VectorBackend.search` counts with `count_cap`, through qdrant-client:
     an ids-only dense query, counted."""
-    ids_only = request.model_copy(update={"limit": cap, "offset": 0, "with_payload": False})
+    ids_only = request.model_copy(
+        update={"limit": cap, "offset": 0, "with_payload": False, "date_boost": None}
+    )
     return len(search(client, ids_only, flt, hybrid=False))
 
 
@@ -134,7 +190,13 @@ def branches(
     """Each ranking alone under `flt`, `prefetch_limit` deep (see `edge_search._branches`)."""
     depth, floor, text = request.prefetch_limit, request.score_threshold, request.text
     everything = request.model_copy(
-        update={"limit": depth, "offset": 0, "score_threshold": None, "with_payload": False}
+        update={
+            "limit": depth,
+            "offset": 0,
+            "score_threshold": None,
+            "with_payload": False,
+            "date_boost": None,
+        }
     )
     dense = search(client, everything, flt, hybrid=False)
     found = Branches(prefetch_limit=depth, floor=floor, dense=_ranking(dense))
@@ -151,6 +213,7 @@ def branches(
     candidates = everything.model_copy(update={"score_threshold": floor})
     fused = search(client, candidates, flt, hybrid=True)
     found.bm25 = _ranking(keywords)
+    found.keyword_candidates = request.keyword_candidates
     found.fused = [BranchHit(id=hit.id, score=hit.order_value or 0.0) for hit in fused]
     return found
 

@@ -19,14 +19,17 @@ from scoperag.core.engine.search_request import (
     FUSION_CANDIDATES,
     Branches,
     BranchHit,
+    DateBoost,
     SearchRequest,
     SearchResult,
+    candidate_union,
 )
 from scoperag.core.engine.vector_names import SPARSE_VECTOR
 
 if TYPE_CHECKING:
     from scoperag.core.engine.edge.collection import EdgeCollection
 
+FAR_PAST = -1e12  # the time of a point without one: no date boost reaches it
 NEIGHBOURS_EXACT_BELOW = 2_000  # `neighbours` among fewer points compares them all
 NEIGHBOUR_THREADS = min(4, os.cpu_count() or 1)  # `neighbours`' pages queried at once
 
@@ -62,6 +65,10 @@ def _branches(store: EdgeCollection, request: SearchRequest) -> Branches:
         )
     )
     candidates = [point for point in dense if floor is None or point.score >= floor]
+    if request.keyword_candidates:
+        found = _keyword_candidates(store, request, edge_filter, depth)
+        candidates = candidate_union(candidates, found)
+        branches.keyword_candidates = True
     fused = _fused(store, request.dense, text, candidates, len(candidates), 0, False)
     branches.bm25 = _ranking(keywords)
     branches.fused = [BranchHit(id=hit.id, score=hit.order_value or 0.0) for hit in fused]
@@ -80,10 +87,15 @@ def _page(store: EdgeCollection, request: SearchRequest) -> list[models.ScoredPo
         request.offset,
         request.score_threshold,
     )
-    if _hybrid(store, request.text):
+    text = request.text if _hybrid(store, request.text) else None
+    if text or request.date_boost:
         candidates = max(offset + limit, FUSION_CANDIDATES)
         nearest = _nearest(store, dense, edge_filter, candidates, 0, floor, False)
-        return _fused(store, dense, request.text, nearest, limit, offset, request.with_payload)
+        if text and request.keyword_candidates:
+            found = _keyword_candidates(store, request, edge_filter, candidates)
+            nearest = candidate_union(nearest, found)
+        boost, payload = request.date_boost, request.with_payload
+        return _fused(store, dense, text, nearest, limit, offset, payload, boost)
     points = _nearest(store, dense, edge_filter, limit, offset, floor, request.with_payload)
     return [_scored(point, point.score) for point in points]
 
@@ -102,9 +114,14 @@ def _counted(
     )
     depth = offset + limit
     nearest = _nearest(store, dense, edge_filter, max(depth, cap), 0, floor, False)
-    if _hybrid(store, request.text):
+    text = request.text if _hybrid(store, request.text) else None
+    if text or request.date_boost:
         candidates = nearest[: max(depth, FUSION_CANDIDATES)]
-        page = _fused(store, dense, request.text, candidates, limit, offset, request.with_payload)
+        if text and request.keyword_candidates:
+            found = _keyword_candidates(store, request, edge_filter, len(candidates))
+            candidates = candidate_union(candidates, found)
+        boost, payload = request.date_boost, request.with_payload
+        page = _fused(store, dense, text, candidates, limit, offset, payload, boost)
     else:
         page = _with_payloads(store, nearest[offset:depth], request.with_payload)
     return page, min(len(nearest), cap)
@@ -188,16 +205,43 @@ def _hybrid(store: EdgeCollection, text: str | None) -> bool:
     return bool(text and text.strip() and store.keywords)
 
 
+def _keyword_candidates(
+    store: EdgeCollection, request: SearchRequest, edge_filter: edge.Filter | None, depth: int
+) -> list[Any]:
+    """BM25's own `depth` best candidates under the filter, with their cosines, those at or
+    above the request's floor: one query, the BM25 prefetch rescored by the dense vector."""
+    return store.client.query(
+        edge.QueryRequest(
+            limit=depth,
+            query=edge.Query.Nearest(list(request.dense), using=store.dense_vector_name),
+            prefetches=[
+                edge.Prefetch(
+                    limit=depth,
+                    query=edge.Query.Nearest(
+                        to_edge_vectors(query_vector(request.text or "")), using=SPARSE_VECTOR
+                    ),
+                    filter=edge_filter,
+                )
+            ],
+            score_threshold=request.score_threshold,
+            with_payload=False,
+        )
+    )
+
+
 def _fused(
     store: EdgeCollection,
     dense: list[float],
-    text: str,
+    text: str | None,
     nearest: list[Any],
     limit: int,
     offset: int,
     with_payload: bool | list[str],
+    boost: DateBoost | None = None,
 ) -> list[models.ScoredPoint]:
-    """The candidates ranked by meaning and keywords, fused by the engine (DBSF)."""
+    """The candidates (each with its cosine) ranked by meaning and keywords, fused by the
+    engine (DBSF); without `text`, by meaning alone; with `boost`, that score plus the date's
+    boost (a formula query)."""
     cosines = {point.id: point.score for point in nearest}  # the engine's ids, not converted
     if not cosines:
         return []
@@ -205,31 +249,63 @@ def _fused(
     # read only their ids (the filter and floor are settled), so the nearest-neighbour
     # search runs once and the candidates' cosines are already known.
     among = edge.Filter(must=[edge.HasIdCondition(set(cosines))])
+    branches = [
+        edge.Prefetch(
+            limit=len(cosines),
+            query=edge.Query.Nearest(list(dense), using=store.dense_vector_name),
+            filter=among,
+            params=edge.SearchParams(exact=True),
+        )
+    ]
+    if text:
+        sparse = to_edge_vectors(query_vector(text))
+        branches.append(
+            edge.Prefetch(
+                limit=len(cosines),
+                query=edge.Query.Nearest(sparse, using=SPARSE_VECTOR),
+                filter=among,
+            )
+        )
+    query: Any = edge.Fusion.Dbsf() if text else None
+    if boost is not None:
+        if text:
+            branches = [edge.Prefetch(limit=len(cosines), query=query, prefetches=branches)]
+        query = _boosted(boost)
     fused = store.client.query(
         edge.QueryRequest(
             limit=limit,
             offset=offset,
-            query=edge.Fusion.Dbsf(),
-            prefetches=[
-                edge.Prefetch(
-                    limit=len(cosines),
-                    query=edge.Query.Nearest(list(dense), using=store.dense_vector_name),
-                    filter=among,
-                    params=edge.SearchParams(exact=True),
-                ),
-                edge.Prefetch(
-                    limit=len(cosines),
-                    query=edge.Query.Nearest(
-                        to_edge_vectors(query_vector(text)), using=SPARSE_VECTOR
-                    ),
-                    filter=among,
-                ),
-            ],
+            query=query,
+            prefetches=branches,
             with_payload=with_payload,
         )
     )
     return meaning_breaks_ties(
         [(point.score, _scored(point, cosines[point.id])) for point in fused]
+    )
+
+
+def _boosted(boost: DateBoost) -> edge.Formula:
+    """The prefetch's score plus the date's Gaussian boost by distance from its period."""
+    when = edge.Expression.Variable(boost.key)
+    distance = edge.Expression.Max(
+        [
+            edge.Expression.Constant(0.0),
+            edge.Expression.Sum([edge.Expression.Constant(boost.start), edge.Expression.Neg(when)]),
+            edge.Expression.Sum([when, edge.Expression.Constant(-boost.end)]),
+        ]
+    )
+    decay = edge.Expression.Decay(
+        edge.DecayKind.Gauss, distance, edge.Expression.Constant(0.0), 0.5, boost.scale
+    )
+    return edge.Formula(
+        edge.Expression.Sum(
+            [
+                edge.Expression.Variable("$score"),
+                edge.Expression.Mult([edge.Expression.Constant(boost.weight), decay]),
+            ]
+        ),
+        defaults={boost.key: FAR_PAST},
     )
 
 

@@ -67,7 +67,7 @@ def update_command(
     from scoperag.server.profiles.memory.models import UpdateMemoryParams
 
     given = {"content": content, "memory_type": memory_type, "expires_at": expires_at}
-    given["tags"] = ",".join(tags) if tags else None
+    given["tags"] = list(tags) or None
     result = _versions(
         lambda versions: versions.update(
             UpdateMemoryParams(
@@ -207,8 +207,8 @@ def register(cli: click.Group, ingest: click.Group) -> None:
 def _call_tool(tool: str, arguments: dict[str, Any]) -> Any:
     """The tool's result model, called as an MCP client would (its checks and errors)."""
     from scoperag.server.mcp.app import build_server
-    from scoperag.server.python_api.session import ToolSession
     from scoperag.server.runtime import Runtime
+    from scoperag.server.tool_session import ToolSession
 
     runtime = Runtime(load_settings())
     session = None

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, Field
 
+from scoperag.core.contracts import memory
 from scoperag.core.filters.params import (
     MAX_METADATA_BYTES,
     Explain,
@@ -20,21 +21,17 @@ from scoperag.core.filters.params import (
 )
 from scoperag.retrievers.explain import HitExplanation, ResultExplanation
 from scoperag.server.mcp.ingest_calls import BELOW_ALLOWED
+from scoperag.server.mcp.tooling import params_model
 from scoperag.server.profiles.memory.toon_output import PageFigures
 
 Mode = Literal["hybrid", "tag", "faceted"]
 EXPIRES_AT = "RFC 3339 time with a zone (e.g. 2026-03-01T09:00:00Z); hidden from search after it."
 CURRENT_HASH = "A current memory's hash, or a unique prefix of it"
-FACETS = ("tags", "start_date", "end_date", "memory_type")
-# The facets each mode applies; a facet given to a mode that does not use it is named in `note`.
-MODE_FACETS: dict[str, tuple[str, ...]] = {
-    "hybrid": ("tags", "memory_type"),
-    "tag": ("tags", "start_date", "end_date"),
-    "faceted": FACETS,
-}
 
 
-class SearchParams(StrictParams):
+class SearchOptions(StrictParams):
+    """`search`'s own parameters; its filters are `MEMORY_FILTERS` (see `search_params`)."""
+
     query: OptionalQuery = Field(
         default="",
         description="What to look for, in natural language. Empty: newest memories first.",
@@ -47,21 +44,6 @@ class SearchParams(StrictParams):
             "faceted: every facet given, combined with AND; ranked as hybrid with a query, "
             "newest first without one."
         ),
-    )
-    tags: Name | Names | None = Field(
-        default=None, description="Tags to match: a list, or one comma-separated string."
-    )
-    match_all: bool = Field(
-        default=False, description="True: a memory must carry every tag; False: any of them."
-    )
-    start_date: Name | None = Field(
-        default=None, description="First day, YYYY-MM-DD (inclusive, UTC). faceted/tag modes."
-    )
-    end_date: Name | None = Field(
-        default=None, description="Last day, YYYY-MM-DD (inclusive, UTC). faceted/tag modes."
-    )
-    memory_type: Name | None = Field(
-        default=None, description="Only memories of this type, e.g. decision, learning, note."
     )
     page: int = Field(default=1, ge=1, le=1_000_000, description="Page number, from 1.")
     page_size: int = Field(default=10, ge=1, le=100, description="Memories per page (1-100).")
@@ -76,11 +58,21 @@ class SearchParams(StrictParams):
             "below it. The note says how many memories it hid and the best of them."
         ),
     )
-    include_superseded: bool = Field(
-        default=False, description="Also versions an update or a merge replaced."
+    date_boost: bool = Field(
+        default=True,
+        description=(
+            "Ranked searches: a day, month or year the query names with its year (14 June "
+            "2022, March 2024, in 2023) lifts memories created then, less the further away; "
+            "it reorders, never filters. False: dates in the query are words like any other."
+        ),
     )
-    include_expired: bool = Field(default=False, description="Also memories past expires_at.")
     explain: Explain = False
+
+
+def search_params() -> type[SearchOptions]:
+    """`search`'s parameters: its options and one parameter per memory filter (read when the
+    tools are built, so a filter added to `MEMORY_FILTERS` is a parameter)."""
+    return params_model("SearchParams", SearchOptions, memory.MEMORY_FILTERS)
 
 
 class MemoryRow(BaseModel):
@@ -126,7 +118,7 @@ class SearchResult(PageFigures):
 
 class StoreMemoryParams(StrictParams):
     content: Text = Field(description="The memory, a short self-contained text.")
-    tags: Names | Name | None = Field(
+    tags: Names | None = Field(
         default=None, description="Tags: a list, or one comma-separated string."
     )
     memory_type: Name | None = Field(
@@ -136,7 +128,7 @@ class StoreMemoryParams(StrictParams):
         default=None,
         description=f"Any JSON object kept with the memory (at most {MAX_METADATA_BYTES} bytes).",
     )
-    supersedes: Names | Name | None = Field(
+    supersedes: Names | None = Field(
         default=None,
         description="Current memories this one replaces (hashes, or unique prefixes of them).",
     )
@@ -154,7 +146,7 @@ class StoreMemoryResult(BaseModel):
 class UpdateMemoryParams(StrictParams):
     content_hash: Name = Field(description=CURRENT_HASH)
     content: Text | None = Field(default=None, description="New text (default: kept).")
-    tags: Names | Name | None = Field(default=None, description="New tags (default: kept).")
+    tags: Names | None = Field(default=None, description="New tags (default: kept).")
     memory_type: Name | None = Field(default=None, description="New type (default: kept).")
     metadata: Metadata | None = Field(default=None, description="New metadata (default: kept).")
     expires_at: Name | None = Field(default=None, description=EXPIRES_AT + " Default: kept.")
@@ -205,24 +197,20 @@ class IngestMemoriesParams(StrictParams):
     path: FilePath = Field(description=f"A JSON file {BELOW_ALLOWED}.")
 
 
-class FindDuplicatesParams(StrictParams):
+class DuplicatesOptions(StrictParams):
     threshold: float = Field(
         default=0.92,
         description="Memories whose embeddings have at least this cosine similarity are "
         "duplicates: greater than 0 and at most 1 (1 = the same embedding only).",
         json_schema_extra={"exclusiveMinimum": 0, "maximum": 1},
     )
-    tags: Name | Names | None = Field(
-        default=None,
-        description="Only memories carrying any of these tags: a list, or one comma-separated "
-        "string.",
-    )
-    memory_type: Name | None = Field(
-        default=None, description="Only memories of this type, e.g. decision, learning, note."
-    )
     limit: int = Field(
         default=20, ge=1, le=1000, description="Groups returned at most, largest first (1-1000)."
     )
+
+
+DUPLICATE_FILTERS = [memory.TAGS_ANY, memory.MEMORY_TYPE]
+FindDuplicatesParams = params_model("FindDuplicatesParams", DuplicatesOptions, DUPLICATE_FILTERS)
 
 
 class DuplicateMember(BaseModel):

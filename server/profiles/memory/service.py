@@ -8,36 +8,32 @@ from typing import TYPE_CHECKING, Any
 
 from fastmcp.tools import ToolResult
 
+from scoperag.core.contracts import memory
 from scoperag.core.contracts.memory import (
     COLLECTION,
     CONTENT_HASH,
     END_DATE,
-    MEMORY_TYPE,
     ORDER_KEY,
     START_DATE,
-    TAGS_ALL,
-    TAGS_ANY,
-    current_memories,
-    day_end,
-    day_start,
+    TAGS,
+    TIME_KEY,
     normalise_tags,
-    parse_day,
 )
 from scoperag.core.errors import InvalidParameterError
-from scoperag.core.filters.fields import build_filter, empty_selection
+from scoperag.core.filters.days import day_end
+from scoperag.core.filters.fields import FieldType, FilterableField, build_filter, empty_selection
 from scoperag.pipelines.memory_order import backfill_order, order_bound
 from scoperag.retrievers.explain import explained
+from scoperag.retrievers.named_dates import named_date
 from scoperag.retrievers.ranked import RankedPage, ranked_page
 from scoperag.retrievers.searches import BrowseSearch, HybridSearch, TextQuery
 from scoperag.server.mcp.unknown_values import unknown_value_notes
 from scoperag.server.profiles.memory.models import (
-    FACETS,
-    MODE_FACETS,
     DeleteMemoryParams,
     DeleteMemoryResult,
     MemoryRow,
     Mode,
-    SearchParams,
+    SearchOptions,
     SearchResult,
     StoreMemoryParams,
     StoreMemoryResult,
@@ -143,23 +139,22 @@ class MemoryService:
         backend.delete(COLLECTION, flt)
         return True
 
-    def search(self, params: SearchParams) -> ToolResult:
+    def search(self, params: SearchOptions) -> ToolResult:
         return toon_result(self.run_search(params))
 
-    def run_search(self, params: SearchParams) -> SearchResult:
+    def run_search(self, params: SearchOptions) -> SearchResult:
         """The search as a model (what the `search` tool renders as TOON)."""
         given = _facet_values(params)
         query = params.query.strip()
         mode, notes = _effective_mode(params, given, query)
         ranked = bool(query) and mode != "tag"
-        values = {name: value for name, value in given.items() if name in MODE_FACETS[mode]}
+        values = {name: value for name, value in given.items() if name in mode_facets(mode)}
         total, rows, search = 0, [], None
         if reason := _nothing_matches(values):
             notes.append(reason)
         else:
-            fields = [TAGS_ALL if params.match_all else TAGS_ANY, MEMORY_TYPE, START_DATE, END_DATE]
-            shown = current_memories(time.time(), params.include_superseded, params.include_expired)
-            flt = build_filter(fields, values, shown)
+            flags = {name: getattr(params, name) for name in _flags()}
+            flt = build_filter(memory.MEMORY_FILTERS, values | flags, now=time.time())
             offset = (params.page - 1) * params.page_size
             if ranked:
                 search = HybridSearch(
@@ -172,10 +167,14 @@ class MemoryService:
                     with_payload=_ROW_KEYS,
                     explain=params.explain,
                 )
+                if params.date_boost:
+                    search.date_boost = named_date(query, TIME_KEY)
                 total, rows, more = self._ranked(search, query, params.min_similarity)
                 notes += more
             elif self.runtime.backend.collection_exists(COLLECTION):
-                total, rows = self._newest(flt, values.get("end_date"), offset, params.page_size)
+                end = values.get(END_DATE.name)
+                before = None if end is None else day_end(end)
+                total, rows = self._newest(flt, before, offset, params.page_size)
             else:
                 notes.append(EMPTY_HINT)
             if ranked and total == MAX_RANKED:
@@ -191,7 +190,8 @@ class MemoryService:
             memories=rows,
         )
         if params.explain and search is not None and search.last is not None:
-            return explained(result, rows, search.last, search.qdrant_filter, search.offset)
+            flt, offset, boost = search.qdrant_filter, search.offset, search.date_boost
+            return explained(result, rows, search.last, flt, offset, boost)
         return result
 
     def _ranked(
@@ -221,7 +221,7 @@ class MemoryService:
 
 
 def _effective_mode(
-    params: SearchParams, given: dict[str, Any], query: str
+    params: SearchOptions, given: dict[str, Any], query: str
 ) -> tuple[Mode, list[str]]:
     """The mode that runs, with notes on a fallback and on what that mode does not use."""
     mode: Mode = params.mode
@@ -233,7 +233,7 @@ def _effective_mode(
         raise InvalidParameterError(
             "tags", params.tags, "one or more tags when mode='tag' (or choose another mode)"
         )
-    ignored = [name for name in given if name not in MODE_FACETS[mode]]
+    ignored = [name for name in given if name not in mode_facets(mode)]
     if query and mode == "tag":
         ignored.insert(0, "query")
     if ignored:
@@ -241,23 +241,41 @@ def _effective_mode(
     return mode, notes
 
 
-def _facet_values(params: SearchParams) -> dict[str, Any]:
-    """The facets given, as filter values: tags listed, days turned into Unix-second bounds."""
-    values: dict[str, Any] = {"tags": normalise_tags(params.tags)}
-    if params.start_date is not None:
-        values["start_date"] = day_start(parse_day(params.start_date, "start_date"))
-    if params.end_date is not None:
-        values["end_date"] = day_end(parse_day(params.end_date, "end_date"))
-    if params.memory_type is not None:
-        values["memory_type"] = params.memory_type.strip() or None
-    return {name: values[name] for name in FACETS if values.get(name) is not None}
+def _facets() -> list[FilterableField]:
+    """The memory filters that take a value (the others are flags: `include_...`)."""
+    return [field for field in memory.MEMORY_FILTERS if not field.hides]
+
+
+def _flags() -> list[str]:
+    """The boolean parameters of the memory filters: match_all, include_superseded, ..."""
+    found = [field.name for field in memory.MEMORY_FILTERS if field.hides]
+    return found + [field.all_flag for field in memory.MEMORY_FILTERS if field.all_flag]
+
+
+def mode_facets(mode: Mode) -> list[str]:
+    """The facets a mode applies (a facet given to a mode that does not use it is named in
+    the note): faceted every one, tag the tags and the days, hybrid every one but the days."""
+    names = [field.name for field in _facets()]
+    days = [field.name for field in _facets() if field.field_type is FieldType.DAY]
+    if mode == "tag":
+        return [TAGS.name, *days]
+    if mode == "hybrid":
+        return [name for name in names if name not in days]
+    return names
+
+
+def _facet_values(params: SearchOptions) -> dict[str, Any]:
+    """The facets given (tags listed once each; days as `date`s, the type's reading)."""
+    values = {field.name: getattr(params, field.name) for field in _facets()}
+    values[TAGS.name] = normalise_tags(values[TAGS.name])
+    return {name: value for name, value in values.items() if value is not None}
 
 
 def _nothing_matches(values: dict[str, Any]) -> str | None:
     """Why no memory can match these facet values (an empty tag list, dates the wrong way round)."""
-    if reason := empty_selection([TAGS_ANY], values):
+    if reason := empty_selection(memory.MEMORY_FILTERS, values):
         return reason
-    start, end = values.get("start_date"), values.get("end_date")
-    if start is not None and end is not None and start >= end:
+    start, end = values.get(START_DATE.name), values.get(END_DATE.name)
+    if start is not None and end is not None and start > end:
         return "start_date is after end_date, so no day is in the range"
     return None

@@ -22,12 +22,12 @@ from scoperag.server.profiles.memory.models import (
     MemoryHistoryParams,
     MemoryHistoryResult,
     MergeMemoriesParams,
-    SearchParams,
     SearchResult,
     StoreMemoryParams,
     StoreMemoryResult,
     UpdateMemoryParams,
     VersionResult,
+    search_params,
 )
 from scoperag.server.runtime import Runtime
 
@@ -101,7 +101,7 @@ def build(runtime: Runtime) -> LocalProvider:
             "(1 + cosine) / 2 of at least min_similarity; without one, newest first. Paged: the "
             "TOON header gives page, total, total_pages and has_more. Superseded versions and "
             "expired memories are left out unless include_superseded / include_expired.",
-            SearchParams,
+            search_params(),
             lambda params: service().search(params),
             SearchResult,
         )

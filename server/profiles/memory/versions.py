@@ -24,10 +24,10 @@ from scoperag.core.contracts.memory import (
     COLLECTION,
     CONTENT_HASH,
     LINEAGE,
-    MEMORY_INDEXES,
     SUPERSEDED_BY,
     MemoryPayload,
     current_memories,
+    memory_indexes,
     normalise_tags,
     parse_moment,
     rfc3339,
@@ -143,7 +143,7 @@ class MemoryVersions:
         [vector] = runtime.embedder.embed_texts([memory.content])
         guard = models.Filter(should=[_is_current(hash_) for hash_ in memory.supersedes])
         with writers_take_turns(runtime.settings.data_dir):
-            prepare_for_writing(backend, runtime.embedder, COLLECTION, MEMORY_INDEXES)
+            prepare_for_writing(backend, runtime.embedder, COLLECTION, memory_indexes())
             if existing_hashes(backend, [memory.content_hash]):  # another memory has this text
                 memory.content_hash = version_hash(memory.content, lineage, version)
             assign_order(backend, [memory])

@@ -1,4 +1,5 @@
-"""`scoperag check [--json]`: the state of every collection, and the problems found in it.
+"""The state of every collection, and the problems found in it (`scoperag check`, the web UI's
+health page).
 
 Per collection: points, segments, payload indexes, hidden generations (`core.engine.generations`)
 and problems. Files are checked here, read-only (`core.engine.store_check`); the engine's
@@ -11,7 +12,6 @@ serves an Edge collection again after a reported loss of acknowledged writes
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,9 @@ class CollectionCheck(BaseModel):
     payload_indexes: dict[str, str] = Field(default_factory=dict)
     hidden_generations: list[dict[str, Any]] = Field(
         default_factory=list, description="Registry entries: points readers must not see."
+    )
+    recovered: list[str] = Field(
+        default_factory=list, description="What the engine recovers from on load (not damage)."
     )
     problems: list[str] = Field(default_factory=list)
 
@@ -77,6 +80,9 @@ def check_backend(
         checked_in=_where(backend, settings),
         collections=[],
     )
+    from scoperag.server.transfer.unfinished import stopped_imports
+
+    report.problems += [record.message() for record in stopped_imports(settings.data_dir)]
     if root is not None:
         _disk(report, root)
     elif accept_loss:
@@ -157,7 +163,12 @@ def _stored_vector_problems(backend: Any, name: str, dimension: int | None) -> l
 
 def _check_files(check: CollectionCheck, folder: Path) -> int | None:
     """File checks of an Edge collection (problems added to `check`); its dense dimension."""
-    from scoperag.core.engine.store_check import CorruptCollectionError, read_record, shard_problems
+    from scoperag.core.engine.store_check import (
+        CorruptCollectionError,
+        read_record,
+        recovered_segments,
+        shard_problems,
+    )
 
     try:
         record = read_record(check.name, folder / "collection.json")
@@ -166,11 +177,13 @@ def _check_files(check: CollectionCheck, folder: Path) -> int | None:
         return None
     shard = folder / record.get("shard", "shard")
     check.segments = sum(1 for path in (shard / "segments").glob("*") if path.is_dir())
+    check.recovered += recovered_segments(shard)
     check.problems += shard_problems(shard, record["dimension"])
     return record["dimension"]
 
 
-def _print(report: StoreCheck) -> None:
+def print_check(report: StoreCheck) -> None:
+    """The report as lines of text, problems in red."""
     click.echo(f"data dir {report.data_dir} (engine: {report.engine})")
     click.echo(f"engine checks ran in {report.checked_in}")
     if report.disk:
@@ -186,32 +199,8 @@ def _print(report: StoreCheck) -> None:
             f"{check.segments if check.segments is not None else '?'} segments, "
             f"{len(check.hidden_generations)} hidden generations, indexes: {indexes or 'none'}"
         )
+        for recovered in check.recovered:
+            click.echo(f"  recovered: {recovered}")
         for problem in check.problems:
             click.secho(f"  PROBLEM: {problem}", fg="red")
     click.echo("no problems found" if report.ok else "problems found (see above)")
-
-
-def register(cli: click.Group, ingest: click.Group) -> None:
-    """Add `scoperag check`."""
-
-    @cli.command()
-    @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-    @click.option(
-        "--accept-loss",
-        multiple=True,
-        metavar="COLLECTION",
-        help="After a reported loss of acknowledged writes: serve COLLECTION again with the "
-        "points it holds (restore from an export first if you can). Repeatable.",
-    )
-    def check(as_json: bool, accept_loss: tuple[str, ...]) -> None:
-        """Check every collection: points, segments, indexes, hidden generations, problems
-        (exit status 1 if any). Runs beside a running server: it asks the owning process."""
-        from scoperag.server.cli.support import load_settings, run_friendly
-
-        report = run_friendly(lambda: check_store(load_settings(), accept_loss))
-        if as_json:
-            click.echo(json.dumps({**report.model_dump(), "ok": report.ok}, indent=2))
-        else:
-            _print(report)
-        if not report.ok:
-            raise SystemExit(1)
