@@ -20,7 +20,6 @@ from fastmcp.exceptions import ToolError
 
 from scoperag.server.mcp.app import build_server
 from scoperag.server.profiles.dnd.models import KIND_FIELDS
-from scoperag.server.profiles.dnd.service import ingest_paths
 from scoperag.server.runtime import Runtime
 
 SLUGS = ["a5e", "tob", "wotc-srd"]
@@ -60,11 +59,6 @@ SELECTS: dict[str, Callable[[dict[str, Any]], bool]] = {
 
 
 @pytest.fixture(scope="session")
-def dnd_dir(shared_data: Path) -> Path:
-    return shared_data / "dnd"
-
-
-@pytest.fixture(scope="session")
 def records(dnd_dir: Path) -> list[dict[str, Any]]:
     """Every content record of the data, with its document slug added as `slug_of_document`."""
     found = []
@@ -77,13 +71,6 @@ def records(dnd_dir: Path) -> list[dict[str, Any]]:
                     assert record["fields"]["document"] == pk
                     found.append({**record, "slug_of_document": slug})
     return found
-
-
-@pytest.fixture(scope="session")
-def dnd_ingest(make_runtime: Callable[..., Runtime], dnd_dir: Path) -> tuple[Runtime, Any]:
-    """The whole data ingested once per engine (passing the parent folder of the documents)."""
-    runtime = make_runtime(profiles=["dnd"])
-    return runtime, ingest_paths(runtime, [dnd_dir], None)
 
 
 @pytest.fixture(scope="session")

@@ -168,7 +168,11 @@ class VersionRow(StoredMemory):
 
 class MemoryHistoryResult(BaseModel):
     content_hash: str = Field(description="The hash the history was asked for.")
-    versions: list[VersionRow] = Field(description="Every version, oldest first.")
+    versions: list[VersionRow] = Field(
+        description="Every version, oldest first (the newest 10,000 of a longer line)."
+    )
+    total: int | None = Field(default=None, description="Versions the line has in all.")
+    note: str | None = Field(default=None, description="How many versions are not shown.")
 
 
 class MergeMemoriesParams(StrictParams):
@@ -183,6 +187,11 @@ class MergeMemoriesParams(StrictParams):
 class DeleteMemoryParams(StrictParams):
     content_hash: Name = Field(
         description="The memory's sha256, as search or store_memory gave it."
+    )
+    whole_line: bool = Field(
+        default=False,
+        description="Delete every version of the memory's line, not only this one (by "
+        "default the version it replaced becomes current again).",
     )
 
 
