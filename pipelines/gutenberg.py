@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from scoperag.core.config.ingest_limits import open_source
+from scoperag.core.config.ingest_limits import check_text, open_source
 from scoperag.core.config.open_beneath import SourceRefusedError
 from scoperag.core.errors import ScoperagError
 
@@ -49,7 +49,12 @@ def read_text(path: Path) -> str:
         raise BookRejectedError(
             f"it is not UTF-8 text ({exc.reason} at byte {exc.start})"
         ) from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    try:
+        check_text(text)
+    except SourceRefusedError as exc:
+        raise BookRejectedError(str(exc)) from None
+    return text
 
 
 def _without_credits(body: str) -> str:

@@ -67,8 +67,14 @@ def register(cli: click.Group, ingest: click.Group) -> None:
     @click.argument("kind", type=ProfileName(extra=("tag", "collection")))
     @click.argument("name")
     @click.option("--yes", is_flag=True, help="Delete without asking.")
+    @click.option(
+        "--whole-line",
+        is_flag=True,
+        help="memory: every version of the memory's line (by default the version it replaced "
+        "becomes current again).",
+    )
     @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-    def delete_command(kind: str, name: str, yes: bool, as_json: bool) -> None:
+    def delete_command(kind: str, name: str, yes: bool, whole_line: bool, as_json: bool) -> None:
         """Delete one thing: `pdf DOCUMENT_ID`, `books BOOK_ID`, `memory CONTENT_HASH` (or a
         unique prefix of it, see `list memory --hashes`), `tag TAG` (every memory with it),
         `docs DOC_ID`, `dnd DOCUMENT_SLUG`, or `collection PROFILE` (the profile's whole
@@ -83,7 +89,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
             if not yes:
                 question = f"Delete {plan.kind} {plan.id!r} ({plan.points} points)?"
                 click.confirm(question, abort=True, err=True)
-            report = delete(backend, settings, kind, name)
+            report = delete(backend, settings, kind, name, whole_line)
         finally:
             runtime.close()
         click.echo(json.dumps(report.model_dump(), indent=2) if as_json else report.message)

@@ -123,7 +123,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
     @click.option(
         "--compare",
         metavar="PARAM=VALUE",
-        help="Score the file again with one argument changed (e.g. min_similarity=0) and "
+        help="Score the file again with one argument changed (e.g. min_similarity=-1) and "
         "print both side by side with the questions that changed.",
     )
     @click.option(

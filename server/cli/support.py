@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,16 @@ from scoperag.core.progress import ProgressBar
 OPTION_NAMES = {"pdf_collection": "--collection"}
 
 
+# the settings of the door a command runs for in the resident engine (`server/daemon/cli_host.py`)
+# that are its own, not the engine's: its SCOPERAG_PROFILES
+DOOR = threading.local()
+
+
 def load_settings(**overrides: Any) -> Settings:
     """Settings from the environment plus command-line overrides, or a one-line exit with why."""
-    given = {k: v for k, v in overrides.items() if v is not None}
+    given = {
+        k: v for k, v in {**getattr(DOOR, "settings", {}), **overrides}.items() if v is not None
+    }
     try:
         return Settings(**given)
     except ValidationError as exc:

@@ -24,12 +24,17 @@ from scoperag.core.filters.fields import FilterableField
 from scoperag.core.filters.params import StrictParams
 from scoperag.server.mcp.errors import tool_errors
 from scoperag.server.mcp.ingest_calls import run_with_progress
-from scoperag.server.mcp.output_schema import inline_refs, output_schema
+from scoperag.server.mcp.output_schema import input_schema, output_schema
 from scoperag.server.mcp.tool_names import unknown_tool
 
 # MCP tool annotations; an absent hint means readOnly false, destructive TRUE, idempotent false,
 # openWorld true, so every tool states all four.
-READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
+READ_ONLY = {
+    "readOnlyHint": True,
+    "destructiveHint": False,
+    "idempotentHint": True,
+    "openWorldHint": False,
+}
 WRITES = {  # only adds (what it stores has an id of its content: the same call twice adds once)
     "readOnlyHint": False,
     "destructiveHint": False,
@@ -156,12 +161,10 @@ class ModelTool(Tool):
         **fields: Any,
     ) -> ModelTool:
         """`result` None: the handler returns a JSON object described by no model."""
-        schema = inline_refs(params.model_json_schema())
-        schema.pop("title", None)
         return cls(
             name=name,
             description=description,
-            parameters=schema,
+            parameters=input_schema(params),
             output_schema=ANY_OBJECT if result is None else output_schema(result),
             return_type=dict[str, Any] if result is None else result,
             annotations=annotations,

@@ -158,7 +158,11 @@ def prune_memory(expired: bool, yes: bool) -> None:
     if not yes:
         click.confirm(f"Delete these {len(found)} expired memories?", abort=True, err=True)
     hashes = [payload["content_hash"] for payload in found]
-    deleted = _versions(lambda versions: expiry.prune(versions.runtime.backend, hashes))
+    deleted = _versions(
+        lambda versions: expiry.prune(
+            versions.runtime.backend, versions.runtime.settings.data_dir, hashes
+        )
+    )
     click.echo(f"Deleted {deleted} expired memories.")
 
 
