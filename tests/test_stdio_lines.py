@@ -100,7 +100,7 @@ def test_each_problem_is_named_with_the_request_id_when_it_is_found() -> None:
     text, (request_id, code, problem) = check_line(b'{"id":"a","method":"ping"}')
     assert (text, request_id, code) == (None, "a", -32600)
     assert problem.startswith("the line is JSON but not a JSON-RPC 2.0 message: ")
-    assert problem.endswith("jsonrpc: Field required")
+    assert problem.rsplit(": ", 1)[0].endswith("jsonrpc")  # names the field (pydantic's words)
     assert check_line(b'{"id":true,"x":"\\udfff"}')[1][:2] == (None, -32700)
     assert check_line(b"[1,")[1][:2] == (None, -32700)
 
