@@ -16,6 +16,8 @@ from click.testing import CliRunner
 
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# each process opens the store itself, module fixtures too (tests/test_daemon.py unsets it)
+os.environ["SCOPERAG_IN_PROCESS"] = "1"
 
 from fastmcp import FastMCP  # noqa: E402
 
@@ -46,6 +48,7 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name)
     monkeypatch.setenv("SCOPERAG_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("SCOPERAG_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("SCOPERAG_IN_PROCESS", "1")
 
 
 @pytest.fixture(scope="session")

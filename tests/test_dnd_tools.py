@@ -239,8 +239,11 @@ async def test_hits_carry_the_fields_of_their_kind_only(client: Client) -> None:
     assert kind_nulls == []
     assert all({"score", "match"} <= set(hit) for hit in spells + creatures)  # always there
     tools = {tool.name: tool for tool in await client.list_tools()}
-    hit_schema = tools["lookup_spell"].output_schema["properties"]["results"]["items"]
-    assert {"level", "challenge_rating", "school", "score"} <= set(hit_schema["properties"])
+    schema = tools["lookup_spell"].output_schema
+    ref = schema["properties"]["results"]["items"]["$ref"]
+    hit_schema = schema["$defs"][ref.removeprefix("#/$defs/")]
+    assert {"level", "school", "classes", "score"} <= set(hit_schema["properties"])
+    assert not {"challenge_rating", "type", "size"} & set(hit_schema["properties"])
     assert set(hit_schema["required"]) == {
         "document",
         "document_title",

@@ -151,7 +151,7 @@ def test_a_retriever_with_a_refused_value_is_refused_when_made(store: Store) -> 
 @pytest.mark.parametrize(
     ("profile", "filters", "key", "value"),
     [
-        ("memory", {"memory_type": "decision", "min_similarity": 0.0}, "memory_type", "decision"),
+        ("memory", {"memory_type": "decision", "min_similarity": -1.0}, "memory_type", "decision"),
         ("dnd", {"documents": ["wotc-srd"]}, "document", "wotc-srd"),
         ("docs", {"status": "active"}, "status", "active"),
     ],

@@ -50,6 +50,11 @@ class SharedBackend(VectorBackend):
         """`owner` if this process holds the engine, else `attached`."""
         return "owner" if self._owner is not None else "attached"
 
+    @property
+    def owner(self) -> Owner | None:
+        """The server of the store's socket, if this process owns a store it may write."""
+        return self._owner if isinstance(self._owner, Owner) else None
+
     def _open(self) -> None:
         """Open the engine and serve it, or attach to the process that has it open."""
         deadline = time.monotonic() + TAKEOVER_SECONDS
