@@ -151,8 +151,11 @@ def test_imports_point_one_way() -> None:
 # in a room below them (`server/results/`, `server/store_state/`, `server/tool_session.py`).
 SURFACES = ("scoperag.server.cli", "scoperag.server.python_api")
 # what may import a surface's room besides itself: a profile's own commands and Python object,
-# and `scoperag eval --compare`'s PARAM=VALUE, read as the CLI reads an option's text
-SURFACE_PARTS = re.compile(r"scoperag\.server\.profiles\.\w+\.(commands|python_api|demo)")
+# the resident engine that runs the CLI's commands for its doors, and `scoperag eval
+# --compare`'s PARAM=VALUE, read as the CLI reads an option's text
+SURFACE_PARTS = re.compile(
+    r"scoperag\.server\.(profiles\.\w+\.(commands|python_api|demo)|daemon(\.\w+)*)"
+)
 READS_AS_THE_CLI = {"scoperag.server.eval_output -> scoperag.server.cli.tool_arguments"}
 
 
