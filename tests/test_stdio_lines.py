@@ -39,13 +39,17 @@ class Wire:
 
     def __init__(self, command: list[str], env: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(command, stdin=PIPE, stdout=PIPE, env=env)
-        self.answers: queue.Queue[dict] = queue.Queue()
+        self.answers: queue.Queue[dict | AssertionError] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
+        """Every line the server writes, as JSON; one that is not is an answer that fails."""
         assert self.process.stdout is not None
         for line in self.process.stdout:
-            self.answers.put(json.loads(line))
+            try:
+                self.answers.put(json.loads(line))
+            except ValueError as exc:
+                self.answers.put(AssertionError(f"the server wrote {line[:200]!r}: {exc}"))
 
     def send(self, line: bytes) -> None:
         assert self.process.stdin is not None
@@ -54,9 +58,12 @@ class Wire:
 
     def answer(self) -> dict:
         try:
-            return self.answers.get(timeout=DEADLINE)
+            answer = self.answers.get(timeout=DEADLINE)
         except queue.Empty:
             raise AssertionError(f"no answer within {DEADLINE} s") from None
+        if isinstance(answer, AssertionError):
+            raise answer
+        return answer
 
     def close(self) -> int:
         assert self.process.stdin is not None
