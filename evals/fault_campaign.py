@@ -254,6 +254,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     rng = random.Random(args.seed)
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
     totals = {"served": 0, "refused": 0, "recovered": 0, "lost": 0}
     with tempfile.TemporaryDirectory(prefix="fault-campaign-") as folder:
         root = Path(folder)

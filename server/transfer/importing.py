@@ -15,6 +15,7 @@ a running import got is recorded until it has read the whole file (`unfinished`)
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 from collections.abc import Callable, Iterator
@@ -126,7 +127,8 @@ def import_file(
     path = Path(path)
     if not path.is_file():
         raise ScoperagError(f"{path}: no such file to import.")
-    first = next(read_lines(path, ReadLimits.of(runtime.settings)), None)
+    with contextlib.closing(read_lines(path, ReadLimits.of(runtime.settings))) as lines:
+        first = next(lines, None)
     try:
         native = first is not None and first.text is not None and is_header(json.loads(first.text))
     except ValueError:
