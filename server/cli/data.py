@@ -7,7 +7,7 @@ import json
 import click
 
 from scoperag.server.cli.profile_args import ProfileName
-from scoperag.server.cli.support import load_settings, run_friendly
+from scoperag.server.cli.support import load_settings
 from scoperag.server.profiles import declaration, declarations
 from scoperag.server.samples import SAMPLES
 
@@ -55,9 +55,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
 
         runtime = Runtime(load_settings())
         try:
-            listing = run_friendly(
-                lambda: list_store(runtime.backend, runtime.settings, list(profiles), hashes)
-            )
+            listing = list_store(runtime.backend, runtime.settings, list(profiles), hashes)
         finally:
             runtime.close()
         if as_json:
@@ -87,11 +85,11 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         runtime = Runtime(load_settings())
         try:
             backend, settings = runtime.backend, runtime.settings
-            plan = run_friendly(lambda: planned_deletion(backend, settings, kind, name))
+            plan = planned_deletion(backend, settings, kind, name)
             if not yes:
                 question = f"Delete {plan.kind} {plan.id!r} ({plan.points} points)?"
                 click.confirm(question, abort=True, err=True)
-            report = run_friendly(lambda: delete(backend, settings, kind, name, whole_line))
+            report = delete(backend, settings, kind, name, whole_line)
         finally:
             runtime.close()
         click.echo(json.dumps(report.model_dump(), indent=2) if as_json else report.message)

@@ -42,6 +42,8 @@ from scoperag.server.profiles.memory.models import (
     StoreMemoryResult,
 )
 from scoperag.server.profiles.memory.toon_output import PageFigures, toon_result
+from scoperag.server.results.hits import drop_names
+from scoperag.server.results.shape import Scored, engine_figures
 from scoperag.server.runtime import Runtime
 
 MAX_RANKED = 1000  # ranked results stop at this many (the most similar)
@@ -52,32 +54,18 @@ EMPTY_HINT = (
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
-def relevance(cosine: float) -> float:
-    """The peer's relevance scale: (1 + cosine) / 2, from 0 (opposite) to 1 (same meaning)."""
-    return (1.0 + cosine) / 2.0
-
-
-def cosine_floor(min_similarity: float) -> float:
-    """The cosine similarity at which relevance is `min_similarity`."""
-    return 2.0 * min_similarity - 1.0
-
-
 if TYPE_CHECKING:
     from qdrant_client.models import ScoredPoint
 
 logger = logging.getLogger(__name__)
-_SCORES = {"score", "similarity", "explain"}  # not from the payload
+_SCORES = {*Scored.model_fields, "explain"}  # not from the payload
 _ROW_KEYS = [key for key in MemoryRow.model_fields if key not in _SCORES]  # a row's payload
 
 
 def _row(payload: dict[str, Any], hit: ScoredPoint | None = None) -> MemoryRow:
-    """A memory as listed; a ranked hit adds its order score and its relevance."""
+    """A memory as listed; a ranked hit adds its figures (4 decimals: the rows are read)."""
     row = MemoryRow.of(payload)
-    if hit is not None:
-        similarity = round(relevance(hit.score), 4)
-        row.similarity = similarity
-        row.score = similarity if hit.order_value is None else round(hit.order_value, 4)
-    return row
+    return row if hit is None else row.model_copy(update=engine_figures(hit, digits=4))
 
 
 def _rows(found: list[Any], ranked: bool) -> tuple[list[MemoryRow], list[str]]:
@@ -103,7 +91,7 @@ def _floor_note(page: RankedPage, min_similarity: float) -> str | None:
         return None
     return (
         f"min_similarity {min_similarity} hid {page.hidden} more matching memories (best "
-        f"relevance {relevance(page.best_hidden):.3f}); lower it to see them"
+        f"similarity {page.best_hidden:.3f}); lower it to see them"
     )
 
 
@@ -243,18 +231,19 @@ class MemoryService:
             memories=rows,
         )
         if params.explain and search is not None and search.last is not None:
+            names = drop_names("search", self.runtime.backend, COLLECTION)
             flt, offset, boost = search.qdrant_filter, search.offset, search.date_boost
             shown = {row.content_hash for row in rows}  # less any point that could not be read
             hits = [h for h in search.last.hits if (h.payload or {}).get("content_hash") in shown]
             found = search.last.model_copy(update={"hits": hits})
-            return explained(result, rows, found, flt, offset, boost)
+            return explained(result, rows, found, flt, offset, boost, names)
         return result
 
     def _ranked(
         self, search: HybridSearch, query: str, min_similarity: float
     ) -> tuple[int, list[MemoryRow], list[str]]:
         """A page ranked by meaning and keywords above the floor, and notes on what it hid."""
-        page = ranked_page(search, TextQuery(query), cosine_floor(min_similarity), MAX_RANKED)
+        page = ranked_page(search, TextQuery(query), min_similarity, MAX_RANKED)
         if not page.exists:
             return 0, [], [EMPTY_HINT]
         notes = [note for note in (_floor_note(page, min_similarity), search.keyword_hint())]
