@@ -177,6 +177,15 @@ def _import_export(
                     "reembed=True) to embed its text again, or set SCOPERAG_EMBED_PROVIDER / "
                     "SCOPERAG_EMBED_MODEL to match the file."
                 )
+            keeper = state_module(header.profile) if header.state else None
+            try:
+                if keeper is not None:  # checked before anything of the section is written
+                    keeper.checked_state(header.state)
+            except ValueError as exc:
+                raise ScoperagError(
+                    f"{path}: line {number}: the header's 'state' cannot be restored ({exc}); "
+                    f"nothing of this section was written ({_written_before(report)})."
+                ) from None
             metadata = dict(header.metadata)
             if header.embedder is not None:
                 metadata.setdefault(EMBEDDER_KEY, header.embedder.model_dump())
@@ -193,7 +202,6 @@ def _import_export(
             report.profile = header.profile
             report.collections.append(copy)
             report.imported += copy.points
-            keeper = state_module(header.profile) if header.state else None
             if keeper is not None:
                 report.state += keeper.import_state(runtime.settings, header.state)
     except ImportFileError as exc:
