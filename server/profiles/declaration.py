@@ -74,7 +74,8 @@ class Profile:
     # FORMATS, detect(text), import_text(runtime, format, text, report, progress), EXPORTS
     transfer: str | None = None
     # module keeping the profile's state beside its collection in an export (`scoperag export`
-    # / `import`): export_state(settings) -> dict, import_state(settings, dict) -> int
+    # / `import`): export_state(settings) -> dict, checked_state(dict) (raises ValueError),
+    # import_state(settings, dict) -> int
     state: str | None = None
     # where a hit came from in `scoperag search`'s listing: a format string over the hit's
     # fields and its result's (a list shown comma-separated, a missing value as "-"); None:
