@@ -10,9 +10,16 @@ from typing import Any
 from llama_index.core import Document
 from llama_index.core.ingestion import IngestionPipeline
 from llama_index.core.node_parser import NodeParser
-from llama_index.core.schema import BaseNode, NodeRelationship, RelatedNodeInfo, TextNode
+from llama_index.core.schema import (
+    BaseNode,
+    NodeRelationship,
+    RelatedNodeInfo,
+    TextNode,
+    TransformComponent,
+)
 from pydantic import BaseModel, Field
 
+from scoperag.core.config.chunking import WindowChunking, record, recorded, resolve
 from scoperag.core.config.ingest_limits import checkpoint
 from scoperag.core.contracts.books import BOOK_INDEXES, COLLECTION, BookChunkPayload
 from scoperag.core.embedding.embedders import Embedder
@@ -56,6 +63,9 @@ class BookReport(BaseModel):
     chapters: int = Field(description="Numbered chapters (text before chapter 1 not counted).")
     chunks: int
     gutenberg_header_removed: bool
+    chunking: dict[str, Any] | None = Field(
+        default=None, description="The chunking used, recorded with the collection."
+    )
 
 
 def read_book(
@@ -159,10 +169,17 @@ class SentenceWindows(NodeParser):
 
 
 def book_chunks(
-    book: Book, embedder: Embedder, progress: Callable[[int, int], None] | None = None
+    book: Book,
+    embedder: Embedder,
+    progress: Callable[[int, int], None] | None = None,
+    chunking: WindowChunking | None = None,
+    transformations: Sequence[TransformComponent] | None = None,
 ) -> Sequence[BaseNode]:
-    """Chunk the book's chapters and embed the chunks."""
-    pipeline = IngestionPipeline(transformations=[SentenceWindows()])
+    """Chunk the book's chapters and embed the chunks (`transformations` replace the windows;
+    their nodes need the `BookChunkPayload` keys the book tools read)."""
+    chunking = chunking or WindowChunking()
+    windows = SentenceWindows(window=chunking.window, overlap=chunking.window_overlap)
+    pipeline = IngestionPipeline(transformations=list(transformations or [windows]))
     nodes = pipeline.run(documents=chapter_documents(book))
     # Batches of texts of like length pad less: about a third less CPU on a whole book.
     by_length = sorted(nodes, key=lambda node: len(node.get_content()))
@@ -177,11 +194,16 @@ def ingest_book(
     title: str | None = None,
     last_chapter: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    chunking: dict[str, int | None] | None = None,
+    transformations: Sequence[TransformComponent] | None = None,
 ) -> BookReport:
-    """Ingest one book, replacing what was stored under the same book id."""
+    """Ingest one book, replacing what was stored under the same book id; `chunking` values
+    (None: the collection's) set the windows, recorded with the collection."""
+    used = resolve(WindowChunking, recorded(backend, COLLECTION), chunking or {}, transformations)
     book = read_book(path, book_id, title, last_chapter)
-    nodes = book_chunks(book, embedder, progress)
+    nodes = book_chunks(book, embedder, progress, used, transformations)
     chunks = replace_source(backend, embedder, COLLECTION, BOOK_INDEXES, book_id, nodes)
+    record(backend, COLLECTION, used)
     return BookReport(
         path=str(path),
         book_id=book_id,
@@ -190,4 +212,5 @@ def ingest_book(
         chapters=len([number for number in book.chapter_numbers if number > 0]),
         chunks=chunks,
         gutenberg_header_removed=book.gutenberg,
+        chunking=used.parameters(),
     )

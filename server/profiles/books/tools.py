@@ -30,6 +30,7 @@ def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:
     """`ingest_book`: a plain-text book, replacing the book stored under the same id."""
 
     def ingest(params: IngestBookParams, progress: Progress) -> dict[str, Any]:
+        from scoperag.core.config.chunking import chunking_of
         from scoperag.pipelines.book import BookRejectedError, ingest_book
 
         file = allowed_file(runtime.settings, params.path)
@@ -46,6 +47,7 @@ def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:
                 params.title,
                 None,
                 chunks,
+                chunking_of(params),
             )
         except BookRejectedError as exc:
             raise ToolError(f"{file.name}: not ingested, {exc}.") from None
