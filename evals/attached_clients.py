@@ -32,8 +32,8 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 from scoperag.core.config.settings import Settings
-from scoperag.server.cli.status import store_status
 from scoperag.server.samples import SAMPLES
+from scoperag.server.store_state.status import store_status
 
 PROFILES = "pdf,books,memory"
 WORDS = "page label tree manual number ball letter sister estate rain walk music".split()  # noqa: SIM905

@@ -1,10 +1,12 @@
-"""Kinds of damage to a collection's files, applied to a small Qdrant Edge store: shared by
-tests/test_store_check.py and evals/faults.py."""
+"""Kinds of damage to a collection's files, applied to a small Qdrant Edge store, and the
+states a killed process leaves that the engine recovers from: shared by
+tests/test_store_check.py, evals/faults.py and evals/fault_campaign.py."""
 
 from __future__ import annotations
 
 import random
 import shutil
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,7 +40,7 @@ def build_store(root: Path) -> None:
 
 
 def segment(root: Path) -> Path:
-    return next(path for path in (root / "damaged/shard/segments").iterdir() if path.is_dir())
+    return whole_segment(root / "damaged/shard")
 
 
 def overwrite(path: Path, data: bytes) -> None:
@@ -53,7 +55,6 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
     "collection.json cut short": lambda root: (root / "damaged/collection.json").write_text(
         '{"dimension": 8, "meta'
     ),
-    "segment folders deleted": lambda root: shutil.rmtree(segment(root)),
     "version.info garbage": lambda root: (segment(root) / "version.info").write_bytes(b"\xff\x00"),
     "segment.json cut short": lambda root: (segment(root) / "segment.json").write_text('{"v'),
     "dense vectors garbage": lambda root: overwrite(
@@ -64,5 +65,38 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
     ),
     "dimension changed": lambda root: (root / "damaged/collection.json").write_text(
         (root / "damaged/collection.json").read_text().replace('"dimension": 8', '"dimension": 9')
+    ),
+}
+
+
+def whole_segment(shard: Path) -> Path:
+    return next(path for path in (shard / "segments").iterdir() if path.is_dir())
+
+
+def half_made(shard: Path, files: int | None = None) -> Path:
+    """A segment folder of `shard` as a process killed while the engine built it leaves it: a
+    segment's files (the first `files` of them, all if None) without the `version.info` that
+    Qdrant writes last."""
+    source = whole_segment(shard)
+    made = source.parent / str(uuid.uuid4())
+    shutil.copytree(source, made)
+    (made / "version.info").unlink()
+    kept = sorted(p for p in made.rglob("*") if p.is_file())
+    for extra in kept[files:] if files is not None else []:
+        extra.unlink()
+    return made
+
+
+# States of a shard folder a killed process leaves, which the engine recovers from, serving
+# every point: the pre-check must not refuse them.
+RECOVERED: dict[str, Callable[[Path], object]] = {
+    "empty segment folder": lambda shard: (shard / "segments" / str(uuid.uuid4())).mkdir(),
+    "segment without version.info": half_made,
+    "segment with some of its files": lambda shard: half_made(shard, 5),
+    "segment with a cut segment.json": lambda shard: (half_made(shard) / "segment.json").write_text(
+        '{"v'
+    ),
+    "segment marked deleted": lambda shard: shutil.copytree(
+        whole_segment(shard), shard / "segments" / f"{uuid.uuid4()}.deleted"
     ),
 }

@@ -65,7 +65,7 @@ def fill(data_dir: Path, count: int) -> dict[str, float]:
     import numpy as np
 
     from scoperag.core.config.settings import Settings
-    from scoperag.core.contracts.memory import COLLECTION, MEMORY_INDEXES
+    from scoperag.core.contracts.memory import COLLECTION, memory_indexes
     from scoperag.core.engine.collection_embedder import EMBEDDER_KEY
     from scoperag.core.engine.collections import ensure_indexes
     from scoperag.pipelines.memories import make_memory, memory_point
@@ -76,7 +76,7 @@ def fill(data_dir: Path, count: int) -> dict[str, float]:
     backend, rng = runtime.backend, random.Random(7)
     embedder = {"provider": "local", "model": "sentence-transformers/all-MiniLM-L6-v2"}
     backend.create_collection(COLLECTION, 384, {EMBEDDER_KEY: {**embedder, "dimension": 384}})
-    ensure_indexes(backend, COLLECTION, MEMORY_INDEXES)
+    ensure_indexes(backend, COLLECTION, memory_indexes())
     vectors = np.random.default_rng(7)
     for start in range(0, count, PAGE):
         points = []

@@ -7,7 +7,8 @@ memory pipeline's own points, random unit vectors) and `--points` PDF chunks (20
 page-chunk payloads as LlamaIndex's store writes them, random unit vectors, 25,000 points a
 write on the backend). Then asks each page `--rounds` times through the app in-process (no
 browser, no socket: the time is the server's) and prints p50/p95 per page. The first request
-of each page is left out (it opens the tool session and loads the model).
+of each page is left out (it opens the tool session and loads the model). The duplicates
+search compares every memory with its neighbours: its figure is its own.
 """
 
 from __future__ import annotations
@@ -56,9 +57,18 @@ def _text(n: int) -> str:
 
 
 def fill_memories(runtime: Runtime, count: int) -> None:
+    """`count` memories, one every 3 hours back from now (three years at 10k)."""
+    from datetime import UTC, datetime, timedelta
+
     tags = ["alpha", "beta", "gamma", "delta", "work", "home"]
+    now = datetime.now(UTC)
     memories = [
-        make_memory(_text(n), [tags[n % 6], tags[(n // 6) % 6]], ["note", "decision", "fix"][n % 3])
+        make_memory(
+            _text(n),
+            [tags[n % 6], tags[(n // 6) % 6]],
+            ["note", "decision", "fix"][n % 3],
+            created_at=(now - timedelta(hours=3 * n)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        )
         for n in range(count)
     ]
     store_memories(runtime.backend, runtime.embedder, memories, data_dir=runtime.settings.data_dir)
@@ -110,17 +120,23 @@ PAGES = {
     "overview": "/ui/",
     "browse memory": "/ui/browse/memory",
     "browse memory, page 200": "/ui/browse/memory?page=200",
-    "browse memory, by tag": "/ui/browse/memory?group=tags&value=alpha",
+    "browse memory, by tag": "/ui/browse/memory?tags=alpha",
+    "browse memory, one month": "/ui/browse/memory?start_date=2026-01-01&end_date=2026-01-31",
+    "browse memory, searched": "/ui/browse/memory?query=rain+walk",
+    "edit a memory": "/ui/memory/memory/edit/{hash}",
+    "history of a memory": "/ui/memory/memory/history/{hash}",
     "browse pdf": "/ui/browse/pdf",
-    "browse pdf, one document": "/ui/browse/pdf?group=documents&value=doc-007&page=3",
+    "browse pdf, one document": "/ui/browse/pdf?document=doc-007&page=3",
     "search memory": "/ui/search/memory?tool=search&query=rain+walk&run=1",
     "search memory, newest": "/ui/search/memory?tool=search&run=1",
     "search pdf": "/ui/search/pdf?tool=qdrant-find&query=manual+tree&run=1",
+    "search pdf, page 3": "/ui/search/pdf?tool=qdrant-find&query=manual+tree&run=1&page=3",
     "ingest form": "/ui/ingest?profile=pdf",
-    # asked by the pages once shown, apart from them
+    # asked by the overview once shown, apart from it
     "overview's check (apart)": "/ui/health",
-    "pdf's document listing (apart)": "/ui/listing/pdf/qdrant-list-documents",
 }
+# its own figure: it compares every memory with its neighbours
+DUPLICATES = {"duplicates search (its own figure)": "/ui/memory/memory/duplicates"}
 
 
 def main() -> None:
@@ -142,7 +158,9 @@ def main() -> None:
         app, ctx = ui_app(runtime, "127.0.0.1")
         client = TestClient(app, base_url="http://127.0.0.1:8765")
         try:
-            for label, path in PAGES.items():
+            key = ctx.call("search", {"page_size": 1})["memories"][0]["content_hash"]
+            for label, path in {**PAGES, **DUPLICATES}.items():
+                path = path.format(hash=key)
                 response = client.get(path)
                 assert response.status_code == 200, (path, response.text[:500])
                 spent = []

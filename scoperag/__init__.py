@@ -19,7 +19,7 @@ _PUBLIC = {
     "Store": "scoperag.store",
     "open": "scoperag.store",
     "sample": "scoperag.store",
-    "ToolCallError": "scoperag.server.python_api.methods",
+    "ToolCallError": "scoperag.server.tool_session",
     "EvalReport": "scoperag.server.evaluation",
 }
 

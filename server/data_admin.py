@@ -87,6 +87,9 @@ class StoreListing(BaseModel):
     backend: str
     collections: list[str] = Field(description="Every collection in the store.")
     profiles: list[ProfileData]
+    stopped_imports: list[str] = Field(
+        default_factory=list, description="Imports that stopped before the end of their file."
+    )
 
 
 class DeleteReport(BaseModel):
@@ -173,12 +176,15 @@ def list_store(
     """The store's collections and, for each enabled profile (or each of `profiles`, by any
     spelling), what it holds; `hashes` adds each memory's content hash."""
     chosen = [_profile(settings, p) for p in profiles] if profiles else settings.profiles
+    from scoperag.server.transfer.unfinished import stopped_imports
+
     chosen = [profile.name for profile in declarations(chosen)]
     return StoreListing(
         data_dir=str(settings.data_dir),
         backend=settings.effective_backend,
         collections=backend.list_collections(),
         profiles=[describe_profile(backend, settings, p, hashes) for p in chosen],
+        stopped_imports=[record.message() for record in stopped_imports(settings.data_dir)],
     )
 
 
@@ -253,13 +259,23 @@ def _by_prefix(
     raise UnknownIdError(target.what, given, short, several=len(matches) > 1)
 
 
-def delete(backend: VectorBackend, settings: Settings, kind: str, given: str) -> DeleteReport:
-    """Delete what `kind` + `given` name (by a Qdrant filter, or the whole collection)."""
+def delete(
+    backend: VectorBackend, settings: Settings, kind: str, given: str, whole_line: bool = False
+) -> DeleteReport:
+    """Delete what `kind` + `given` name (by a Qdrant filter, or the whole collection; a
+    memory version as `delete_version` does, its whole line if asked)."""
     kind, given, points = planned_deletion(backend, settings, kind, given)
     if kind == "collection":
         collection = declaration(given).collection(settings)
         backend.delete_collection(collection)
         message = f"Deleted collection {collection!r} of profile {given!r} ({points} points)."
+    elif kind == "memory":  # a version: the one it replaced takes its place
+        from scoperag.server.profiles.memory.versions import delete_version
+
+        target = _targets()[kind]
+        collection = declaration(target.profile).collection(settings)
+        points = delete_version(backend, settings.data_dir, given, whole_line)
+        message = f"Deleted {target.what} {given!r}: {points} points from {collection!r}."
     else:
         target = _targets()[kind]
         collection = declaration(target.profile).collection(settings)

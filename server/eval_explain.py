@@ -18,7 +18,7 @@ from qdrant_client import models
 
 from scoperag.core.engine.backend import VectorBackend
 from scoperag.server.evaluation import Call, EvalReport, Question, matches, read_questions
-from scoperag.server.python_api.retrieval import hit_list, hit_payload
+from scoperag.server.results.hits import Hit, hits_of
 
 LIMIT_PARAMETERS = ("limit", "top_k", "page_size")
 
@@ -74,17 +74,15 @@ class MissExplainer:
         arguments = _widened(question, self.properties(question.tool))
         result = self.call(question.tool, arguments)
         data = result.model_dump(mode="json") if hasattr(result, "model_dump") else result
-        hits = hit_list(data)
+        hits = hits_of(question.tool, data)
         why = [self.entry(entry, hits, data.get("explain") or {}) for entry in question.relevant]
         query = question.arguments.get("query") or question.arguments.get("name")
         return MissWhy(line=line, id=question.id, query=query, relevant=why)
 
-    def entry(
-        self, entry: dict[str, Any], hits: list[dict[str, Any]], explain: dict[str, Any]
-    ) -> RelevantWhy:
+    def entry(self, entry: dict[str, Any], hits: list[Hit], explain: dict[str, Any]) -> RelevantWhy:
         for hit in hits:
-            if matches(hit_payload(hit), entry):
-                figures = hit.get("explain") or {}
+            if matches(hit.fields, entry):
+                figures = hit.explain or {}
                 rank = (figures.get("fused") or {}).get("rank")
                 return RelevantWhy(
                     entry=entry,

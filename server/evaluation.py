@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.server.eval_metrics import credited, rank_figures
-from scoperag.server.python_api.retrieval import hit_list, hit_payload
+from scoperag.server.results.hits import hits_of
 
 Call = Callable[[str, dict[str, Any]], Any]  # a tool call: its name and its arguments
 # how a tool's refusal of its arguments begins (`describe_validation_error`)
@@ -160,7 +160,7 @@ def _past_position(result: Any) -> int | None:
 
 def score(line: int, question: Question, result: Any, k: int) -> QuestionScore:
     """One question's figures from the tool's result (`eval_metrics`: each entry once)."""
-    payloads = [hit_payload(hit) for hit in hit_list(result)[:k]]
+    payloads = [hit.fields for hit in hits_of(question.tool, result)[:k]]
     credit = credited(payloads, question.relevant, matches)
     figures = rank_figures(credit, len(question.relevant), k)
     return QuestionScore(

@@ -71,7 +71,7 @@ def test_a_damaged_collection_is_a_problem_and_exit_status_1(
     code, report = run_check(tmp_path, monkeypatch)
     assert code == 1 and report["ok"] is False
     found = {check["name"]: check for check in report["collections"]}
-    assert "holds no segment" in " ".join(found["alpha"]["problems"])
+    assert "acknowledged points are lost" in " ".join(found["alpha"]["problems"])  # the ledger
     assert found["beta"]["points"] == 5 and found["beta"]["problems"] == []
 
 

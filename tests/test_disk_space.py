@@ -29,8 +29,8 @@ from scoperag.core.engine.disk_space import (
 from scoperag.core.engine.vector_names import DENSE_VECTOR
 from scoperag.core.errors import InvalidParameterError
 from scoperag.server.cli.migrate import migrate
-from scoperag.server.cli.status import store_status
 from scoperag.server.runtime import Runtime
+from scoperag.server.store_state.status import store_status
 
 COLLECTION = "notes"
 

@@ -11,6 +11,7 @@ from qdrant_client import QdrantClient, models
 
 from scoperag.core.engine.client.backend import QdrantClientBackend
 from scoperag.core.engine.edge.backend import EdgeBackend
+from scoperag.core.engine.edge.errors import MissingIndexError
 from scoperag.core.engine.error_kinds import is_missing_index, is_store_locked
 from scoperag.core.errors import StoreLockedError
 
@@ -20,16 +21,18 @@ def test_edge_order_by_and_facet_without_an_index_are_recognised(tmp_path: Path)
     backend.create_collection("c", 3, {})
     point = models.PointStruct(id=1, vector={"text-dense": [1.0, 0.0, 0.0]}, payload={"n": 1})
     backend.upsert_points("c", [point])
-    shard = backend.edge_collection("c").client
+    checked = backend.edge_collection("c").client  # the shard whose errors are translated
     order = edge.OrderBy("n", edge.Direction.Asc, None)
     requests = [
-        lambda: shard.scroll(edge.ScrollRequest(limit=1, order_by=order)),
-        lambda: shard.facet(edge.FacetRequest(key="n", limit=1)),
+        lambda shard: shard.scroll(edge.ScrollRequest(limit=1, order_by=order)),
+        lambda shard: shard.facet(edge.FacetRequest(key="n", limit=1)),
     ]
-    for request in requests:
+    for request, use in zip(requests, ("order_by", "facet"), strict=True):
         with pytest.raises(Exception) as raised:
-            request()
+            request(checked.shard)
         assert is_missing_index(raised.value), repr(raised.value)
+        with pytest.raises(MissingIndexError, match=f"on 'n', which {use} needs"):
+            request(checked)
     assert not is_missing_index(ValueError("no range index for this"))
     backend.close()
 

@@ -61,7 +61,7 @@ def _questions(store: Store) -> list[dict]:
                 {"physical_page_index": 7, "document_id": DOCUMENT},
                 {"physical_page_index": 999},
             ],
-        },  # fmt: skip
+        },
         {  # a page that does not exist: a miss
             "tool": "qdrant-find",
             "arguments": {"query": "anything"},

@@ -37,11 +37,19 @@ def test_eval_explain_says_why_a_question_missed(
 ) -> None:
     questions = tmp_path / "questions.jsonl"
     lines = [  # page index 10 holds "Potato"; asked with a limit of 1 and a filter elsewhere
-        {"tool": "qdrant-find", "arguments": {"query": "Potato", "physical_page_index": 3},
-         "relevant": [{"physical_page_index": 10}], "id": "filtered-out"},
-        {"tool": "qdrant-find", "arguments": {"query": "page", "limit": 1},
-         "relevant": [{"physical_page_index": 10}], "id": "past-the-limit"},
-    ]  # fmt: skip
+        {
+            "tool": "qdrant-find",
+            "arguments": {"query": "Potato", "physical_page_index": 3},
+            "relevant": [{"physical_page_index": 10}],
+            "id": "filtered-out",
+        },
+        {
+            "tool": "qdrant-find",
+            "arguments": {"query": "page", "limit": 1},
+            "relevant": [{"physical_page_index": 10}],
+            "id": "past-the-limit",
+        },
+    ]
     malformed = '{"tool": "qdrant-find"}\n'  # no arguments: reported, the others still run
     questions.write_text("".join(json.dumps(line) + "\n" for line in lines) + malformed)
     result = run(store, "eval", str(questions), "--k", "1", "--explain")
@@ -68,4 +76,7 @@ def test_the_python_api_takes_explain(
     assert [hit.text for hit in explained.hits] == [hit.text for hit in plain.hits]
     assert explained.explain is not None and explained.explain.candidates.bm25
     assert [hit.explain.fused.rank for hit in explained.hits] == [1, 2]
-    assert remembered.explain is not None and remembered.explain.dropped_total >= 0
+    assert remembered.memories and remembered.explain is not None
+    assert remembered.explain.candidates.dense >= len(remembered.memories)
+    assert all(memory.explain is not None for memory in remembered.memories)
+    assert remembered.explain.dropped_total >= len(remembered.explain.dropped)

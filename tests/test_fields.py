@@ -60,16 +60,28 @@ def test_two_parameters_bound_one_key() -> None:
 @pytest.mark.parametrize(
     ("condition", "value", "expected"),
     [
-        (Condition.NE, "x", {"must_not": [{"is_empty": {"key": "k"}},
-                                          {"key": "k", "match": {"value": "x"}}]}),
-        (Condition.ALL, ["a", "b"], {"must": [{"key": "k", "match": {"value": "a"}},
-                                              {"key": "k", "match": {"value": "b"}}]}),
+        (
+            Condition.NE,
+            "x",
+            {"must_not": [{"is_empty": {"key": "k"}}, {"key": "k", "match": {"value": "x"}}]},
+        ),
+        (
+            Condition.ALL,
+            ["a", "b"],
+            {
+                "must": [
+                    {"key": "k", "match": {"value": "a"}},
+                    {"key": "k", "match": {"value": "b"}},
+                ]
+            },
+        ),
         (Condition.EXCEPT, ["a"], {"must": [{"key": "k", "match": {"except": ["a"]}}]}),
     ],
-)  # fmt: skip
+)
 def test_condition_table(condition: Condition, value: object, expected: dict) -> None:
-    field = FilterableField(name="k", field_type=FieldType.KEYWORD, condition=condition,
-                            description="d")  # fmt: skip
+    field = FilterableField(
+        name="k", field_type=FieldType.KEYWORD, condition=condition, description="d"
+    )
     flt = build_filter([field], {"k": value})
     assert flt.model_dump(exclude_none=True, by_alias=True) == expected
 

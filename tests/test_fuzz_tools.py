@@ -150,8 +150,21 @@ BASE: dict[str, dict[str, Any]] = {
     "elf_docs_search_l0": {"query": "fox"},
 }
 # The values every parameter of every tool is tried with, one parameter at a time.
-SWEEP = ["", " \t", "a\x00b", "\ud800", "y" * 2**20, "1e400", 2**63, -(2**63) - 1, 1e308, -1,
-         True, [], {}]  # fmt: skip
+SWEEP = [
+    "",
+    " \t",
+    "a\x00b",
+    "\ud800",
+    "y" * 2**20,
+    "1e400",
+    2**63,
+    -(2**63) - 1,
+    1e308,
+    -1,
+    True,
+    [],
+    {},
+]
 
 
 @pytest.mark.parametrize("name", TOOLS)

@@ -33,8 +33,8 @@ from scoperag.core.engine.sharing.channel import OwnerStoppedError, process_stop
 from scoperag.core.engine.sharing.owner import RECORD, engine_dir
 from scoperag.core.engine.vector_names import DENSE_VECTOR
 from scoperag.retrievers.filtered import FilteredRetriever
-from scoperag.server.cli.status import store_status
 from scoperag.server.runtime import Runtime
+from scoperag.server.store_state.status import store_status
 
 SAMPLE = Path(__file__).resolve().parents[1] / "server" / "samples"
 NOTES = {"document_id": "notes"}

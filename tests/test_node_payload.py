@@ -43,9 +43,13 @@ def test_a_memory_point_reads_back_as_its_llamaindex_node() -> None:
     assert node.metadata == memory.model_dump(mode="json")
     assert node.metadata["metadata"] == {"k": 1, "seen": "2026-11-23T21:00:00Z", "pair": [1, 2]}
     theirs = llama_index_payload(
-        node.node_id, memory.content, memory.model_dump(), memory.content_hash,
-        node.excluded_embed_metadata_keys, node.excluded_llm_metadata_keys,
-    )  # fmt: skip
+        node.node_id,
+        memory.content,
+        memory.model_dump(),
+        memory.content_hash,
+        node.excluded_embed_metadata_keys,
+        node.excluded_llm_metadata_keys,
+    )
     assert point.payload == theirs
     assert node.get_content(metadata_mode="embed") == memory.content  # the content alone
     seen_by_an_llm = node.get_content(metadata_mode="llm")

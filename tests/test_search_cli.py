@@ -206,15 +206,15 @@ def test_the_console_command_reports_errors_on_stderr_only(store: dict[str, str]
 def test_render_hits_is_what_search_prints_at_any_width(store: dict[str, str]) -> None:
     """`render_hits` (the web UI's text too) on the tool's JSON result gives the CLI's blocks;
     narrower, every line fits but a word longer than the width."""
-    from scoperag.server.cli.render.listing import render_hits
+    from scoperag.server.results.listing import render_hits
 
     args = ("search", "dnd", "a ball of fire", "--limit", "2")
     result = json.loads(run(store, *args, "--json").output)
     assert result["results"]
-    assert render_hits("dnd", result, 80) + "\n" == run(store, *args).output
-    narrow = render_hits("dnd", result, 40).splitlines()
+    assert render_hits("search_dnd_content", result, 80) + "\n" == run(store, *args).output
+    narrow = render_hits("search_dnd_content", result, 40).splitlines()
     assert narrow[0].startswith("1. score ") and "Fireball" in narrow[0] + narrow[1]
     assert all(len(line) <= 40 or " " not in line.strip() for line in narrow)
-    assert render_hits("dnd", {"results": [], "message": "Nothing found."}, 80) == (
+    assert render_hits("search_dnd_content", {"results": [], "message": "Nothing found."}, 80) == (
         "no hits\n\nNothing found."
     )

@@ -3,6 +3,7 @@ collection, its path and what to do, and the other collections keep answering.""
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from scoperag.core.engine.search_request import SearchRequest
 from scoperag.core.engine.store_check import CorruptCollectionError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "evals"))
-from damage_cases import DAMAGE, QUERY, build_store  # noqa: E402
+from damage_cases import DAMAGE, QUERY, RECOVERED, build_store, whole_segment  # noqa: E402
 
 
 def reads(backend: EdgeBackend, collection: str) -> None:
@@ -55,5 +56,37 @@ def test_an_intact_store_reads_as_stored(tmp_path: Path) -> None:
         for words in ("point number 7", "number", "point 12 number 40"):
             request = SearchRequest(collection="damaged", dense=QUERY, text=words, limit=10)
             assert len(backend.search(request).hits) == 10
+    finally:
+        backend.close()
+
+
+@pytest.mark.parametrize("state", list(RECOVERED))
+def test_a_state_the_engine_recovers_from_is_served_whole(state: str, tmp_path: Path) -> None:
+    """A half-made segment folder (a process killed while Qdrant Edge built one) made the file
+    pre-check call the collection damaged, though the engine drops it and serves every point."""
+    root = tmp_path / "edge"
+    build_store(root)
+    RECOVERED[state](root / "damaged" / "shard")
+    backend = EdgeBackend.open(root)
+    try:
+        reads(backend, "damaged")
+        assert backend.count("damaged", None) == 50
+        hits = backend.search(SearchRequest(collection="damaged", dense=QUERY, limit=50)).hits
+        assert sorted(hit.id for hit in hits) == list(range(50))
+    finally:
+        backend.close()
+
+
+def test_a_shard_whose_segments_are_gone_is_served_from_its_write_ahead_log(
+    tmp_path: Path,
+) -> None:
+    """The engine replays its WAL into a new segment; a count below the acknowledged one would
+    be the ledger's `LostWritesError`, not a file pre-check's refusal."""
+    root = tmp_path / "edge"
+    build_store(root)
+    shutil.rmtree(whole_segment(root / "damaged" / "shard"))
+    backend = EdgeBackend.open(root)
+    try:
+        assert backend.count("damaged", None) == 50
     finally:
         backend.close()

@@ -93,6 +93,7 @@ def test_another_embedder_is_refused_unless_reembedded(
     def other_model(lines: list[str]) -> None:
         header = json.loads(lines[0])
         header["embedder"]["model"] = "some/other-model"
+        header["metadata"]["scoperag_embedder"]["model"] = "some/other-model"
         lines[0] = json.dumps(header)
 
     path = _edited_export(source, tmp_path, other_model)
@@ -285,6 +286,24 @@ def test_mcp_reference_memory_json_gives_a_memory_per_observation_and_relation(
     assert spanish["tags"] == ["John_Smith", "person"] and spanish["memory_type"] == "observation"
     relation = stored["John_Smith works_at Anthropic"]
     assert relation["tags"] == ["John_Smith", "Anthropic"] and relation["memory_type"] == "relation"
+
+
+def test_a_string_where_a_list_belongs_is_one_item(fresh: Store, tmp_path: Path) -> None:
+    """mem0's `"categories": "work"` was read as the tags w, o, r, k, and a memory.json
+    entity's `"observations": "..."` as one memory per letter."""
+    mem0 = tmp_path / "mem0.json"
+    item = {"memory": "Standup is at nine.", "user_id": "ann", "categories": "work"}
+    mem0.write_text(json.dumps([{**item, "hash": "h", "score": 0.9, "actor_id": "bot"}]))
+    report = fresh.import_file(mem0)
+    assert report.imported == 1, report
+    assert _payloads(fresh)["Standup is at nine."]["tags"] == ["user:ann", "actor:bot", "work"]
+    assert set(report.dropped) == {"hash", "score"} and "sha256" in report.dropped["hash"]
+    graph = tmp_path / "memory.json"
+    entity = {"type": "entity", "name": "Ann", "entityType": "person", "observations": "Likes tea"}
+    graph.write_text(json.dumps({**entity, "mood": "calm"}) + "\n", encoding="utf-8")
+    report = fresh.import_file(graph)
+    assert report.imported == 1 and _payloads(fresh)["Likes tea"]["tags"] == ["Ann", "person"]
+    assert report.dropped == {"mood": "not a field scoperag maps from mcp-server-memory"}
 
 
 def test_an_unknown_format_lists_the_accepted_ones(fresh: Store, tmp_path: Path) -> None:

@@ -4,6 +4,8 @@ counts pages and chunks (here, in the CLI's bar and in the Python API's)."""
 
 from __future__ import annotations
 
+import html
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -20,9 +22,9 @@ from scoperag.core.errors import InvalidParameterError
 from scoperag.server.cli.main import cli
 from scoperag.server.http.app import build_http_app
 from scoperag.server.mcp.app import build_server
-from scoperag.server.python_api.session import ProgressBar, whole
 from scoperag.server.runtime import Runtime
 from scoperag.server.samples import SAMPLES
+from scoperag.server.tool_session import ProgressBar, whole
 from scoperag.server.ui.app import ui_app
 from scoperag.server.ui.forms import form_arguments, form_fields
 
@@ -77,7 +79,7 @@ def test_a_change_needs_the_ui_origin_and_its_csrf_token(http: httpx.Client, ui:
     one = re.search(
         r'name="content_hash" value="([0-9a-f]{64})"', http.get("/ui/browse/memory").text
     )
-    form = {"csrf": csrf, "content_hash": one.group(1)}
+    form = {"csrf": csrf, "content_hash": one.group(1), "confirmed": "yes"}
     port = ui.rsplit(":", 1)[1]
     refused = [
         ({"origin": "http://evil.example"}, form),
@@ -89,6 +91,10 @@ def test_a_change_needs_the_ui_origin_and_its_csrf_token(http: httpx.Client, ui:
     for headers, data in refused:
         response = http.post("/ui/memory/memory/delete", headers=headers, data=data)
         assert response.status_code == 403, (headers, data)
+    assert _memories(http) == 5
+    unconfirmed = {k: v for k, v in form.items() if k != "confirmed"}  # the page's own form
+    response = http.post("/ui/memory/memory/delete", headers={"origin": ui}, data=unconfirmed)
+    assert response.status_code == 400 and "confirmation in the page" in response.text
     assert _memories(http) == 5
     done = http.post("/ui/memory/memory/delete", headers={"origin": ui}, data=form)
     assert done.status_code == 303 and done.headers["location"].endswith("/browse/memory")
@@ -112,7 +118,7 @@ def test_ingestion_reads_only_below_the_allowed_folders(http: httpx.Client, ui: 
 
 def test_an_upload_is_ingested_from_the_upload_folder(http: httpx.Client, ui: str) -> None:
     csrf = _csrf(http.get("/ui/ingest?profile=docs").text)
-    headers = {"origin": ui, "x-csrf-token": csrf}
+    headers = {"origin": ui, "x-csrf-token": csrf, "accept": "application/json"}
     bad = http.post("/ui/upload", params={"name": "../escape.jsonl"}, headers=headers)
     assert bad.status_code == 400 and "a plain file name" in bad.json()["error"]
     body = (SAMPLES / "docs.jsonl").read_bytes()
@@ -126,7 +132,11 @@ def test_an_upload_is_ingested_from_the_upload_folder(http: httpx.Client, ui: st
     state = _wait(http, started.json()["job"]["id"])
     assert state["state"] == "done", state
     assert state["total"] and state["done"] == state["total"]
-    assert "docs" in http.get("/ui/browse/docs").text
+    browsed = http.get("/ui/browse/docs").text
+    shown = re.search(r"(\d+) points in <code>", browsed)
+    assert shown and int(shown[1]) > 0, browsed[:500]
+    first = json.loads(body.splitlines()[0])
+    assert first["doc_id"] in browsed
 
 
 def test_a_token_guards_every_page_and_a_login_link_sets_it(
@@ -162,15 +172,64 @@ def test_serve_over_http_serves_the_ui_at_ui(tmp_path: Path, embedder: Embedder)
         runtime.close()
 
 
-def test_the_slower_parts_are_asked_for_apart(http: httpx.Client) -> None:
-    """The check's verdict and a listing tool's answer come from their own requests."""
+def test_the_check_is_asked_for_apart(http: httpx.Client) -> None:
+    """The check's verdict comes from its own request, not with the overview."""
+    assert "no problems found" not in http.get("/ui/").text
     health = http.get("/ui/health")
     assert health.status_code == 200 and "no problems found" in health.text
     assert "memories" in health.text  # the collection's row
-    listing = http.get("/ui/listing/pdf/qdrant-list-documents")
-    assert listing.status_code == 200 and listing.json() is not None
-    refused = http.get("/ui/listing/pdf/qdrant-find")
-    assert refused.status_code == 400 and "qdrant-find" in refused.json()["error"]
+
+
+def test_every_answer_refuses_framing_and_foreign_scripts(http: httpx.Client) -> None:
+    for path in ("/ui/", "/ui/browse/memory", "/ui/search/pdf", "/ui/static/ui.js", "/ui/nothing"):
+        headers = http.get(path).headers
+        assert headers["x-frame-options"] == "DENY", path
+        policy = headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in policy and "script-src 'self'" in policy, path
+        assert "unsafe-inline" not in policy
+
+
+def test_every_refusal_has_one_shape(http: httpx.Client, ui: str) -> None:
+    """A tool's refusal, a guard's 403, an unknown job and a malformed query parameter: the
+    same message as `{"error": ...}` to a script, and on the refusal page to a browser."""
+    csrf = _csrf(http.get("/ui/").text)
+    asked = [
+        ("get", "/ui/browse/nothing", {}),  # an unknown profile: the tool layer's error
+        ("get", "/ui/jobs/999", {}),
+        ("get", "/ui/browse/memory?page=two", {}),
+        ("post", "/ui/memory/memory/delete", {"data": {"csrf": "wrong"}}),
+        ("get", "/ui/jobs/one", {}),  # not a whole number: FastAPI's own validation
+        ("post", "/ui/ingest/nothing", {"data": {"csrf": csrf}}),
+    ]
+    for method, path, extra in asked:
+        script = http.request(
+            method, path, headers={"accept": "application/json", "origin": ui}, **extra
+        )
+        assert script.status_code in (400, 403, 404), (path, script.status_code)
+        body = script.json()
+        assert list(body) == ["error"] and body["error"], path
+        browser = http.request(method, path, headers={"accept": "text/html", "origin": ui}, **extra)
+        assert browser.status_code == script.status_code
+        assert 'id="error"' in browser.text and body["error"] in html.unescape(browser.text), path
+
+
+def test_browse_compares_a_facet_with_its_stored_type(http: httpx.Client) -> None:
+    """Numeric-looking keyword values ("2024", "007") match as the strings they are; a value
+    an integer index cannot hold ("²", a digit to Python) is refused, never an HTTP 500."""
+    from scoperag.server.ui.browse.common import typed_value
+
+    class Indexes:
+        def payload_indexes(self, collection: str) -> dict[str, str]:
+            return {"tags": "keyword", "chapter": "integer", "rating": "float"}
+
+    assert typed_value(Indexes(), "c", "tags", "007") == "007"
+    assert typed_value(Indexes(), "c", "chapter", "007") == 7
+    assert typed_value(Indexes(), "c", "rating", "0.5") == 0.5
+    with pytest.raises(InvalidParameterError, match="chapter"):
+        typed_value(Indexes(), "c", "chapter", "²")
+    for tag in ("2024", "007", "²"):
+        page = http.get("/ui/browse/memory", params={"tags": tag})
+        assert page.status_code == 200, (tag, page.text[:300])
 
 
 def test_the_ui_command_refuses_a_public_address_without_a_token() -> None:

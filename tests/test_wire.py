@@ -187,10 +187,13 @@ def test_the_owner_refuses_an_operation_or_type_it_does_not_know(tmp_path: Path)
             stream = raw.makefile("rwb")
             requests = [
                 {"id": 1, "method": "__class__", "params": {}},
-                {"id": 2, "method": "count", "params": {"args": [
-                    {"$type": "os:system", "value": f"touch {marker}"}, None]}},
+                {
+                    "id": 2,
+                    "method": "count",
+                    "params": {"args": [{"$type": "os:system", "value": f"touch {marker}"}, None]},
+                },
                 {"id": 3, "method": "count", "params": {"args": ["c", None]}},
-            ]  # fmt: skip
+            ]
             answers = []
             for request in requests:
                 wire.send(stream, request)

@@ -106,11 +106,35 @@ class Settings(BaseSettings):
         "JSONL file, records of an Open5e JSON file): a file with more is refused before any "
         "is embedded.",
     )
+    max_sentence_chars: int = Field(
+        default=100_000,
+        ge=1,
+        description="Longest run of text without a sentence end a book or text source may hold: "
+        "one longer is refused (it is not prose), before it is split or embedded.",
+    )
+    max_import_mb: float = Field(
+        default=4096,
+        gt=0,
+        description="Most MiB an import file may hold once decompressed (read as a stream; "
+        "another server's export, read whole, is capped by max_source_mb).",
+    )
+    max_import_line_mb: float = Field(
+        default=64,
+        gt=0,
+        description="Longest line of an import file, in MiB: a longer one is refused by its "
+        "number without being held in memory.",
+    )
     pdf_collection: str = Field(default="pdf_pages", description="Collection of the pdf profile.")
     http_token: SecretStr | None = Field(
         default=None,
         description="Bearer token every HTTP request must carry (all paths but /healthz); "
         "required to serve HTTP on an address other than loopback.",
+    )
+    daemon_idle_seconds: float = Field(
+        default=600.0,
+        ge=0,
+        description="How long the data dir's resident engine stays after its last client has "
+        "gone (`scoperag daemon`); 0: it exits as soon as none is connected.",
     )
     filterable_fields: str | None = Field(
         default=None, description="JSON list of extra filter fields for `qdrant-find`."

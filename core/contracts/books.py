@@ -25,6 +25,9 @@ class BookChunkPayload(BaseModel):
     )
 
 
+PAYLOAD_MODEL = BookChunkPayload  # what every stored point's payload fits (imports, check)
+
+
 class BookSummary(BaseModel):
     """What `list_books` reports of one ingested book."""
 

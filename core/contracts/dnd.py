@@ -47,6 +47,9 @@ class DndItemPayload(BaseModel):
     size: str | None = None
 
 
+PAYLOAD_MODEL = DndItemPayload  # what every stored point's payload fits (imports, check)
+
+
 def parse_challenge_rating(value: str | float | int) -> float:
     """A challenge rating as a number: '1/8' -> 0.125, '2' -> 2.0; ValueError otherwise."""
     if isinstance(value, bool):

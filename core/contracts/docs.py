@@ -85,6 +85,9 @@ class DocChunkPayload(DocSource):
     chunk_index: int = Field(ge=0, description="0-based position of the chunk in its document.")
 
 
+PAYLOAD_MODEL = DocChunkPayload  # what every stored point's payload fits (imports, check)
+
+
 SCOPE = FilterableField(
     name="scope",
     field_type=FieldType.KEYWORD,

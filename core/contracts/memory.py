@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import re
-from datetime import UTC, date, datetime, time
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from scoperag.core.config.settings import Settings
 from scoperag.core.errors import InvalidParameterError
-from scoperag.core.filters.fields import Condition, FieldType, FilterableField
-from scoperag.core.filters.params import json_array, plain_item
+from scoperag.core.filters.fields import Condition, FieldType, FilterableField, build_filter
+from scoperag.core.filters.params import as_list, plain_item
 
 if TYPE_CHECKING:
     from qdrant_client import models
@@ -24,8 +23,6 @@ TIME_KEY = "created_at_ts"  # numeric twin of created_at: what date ranges use
 # order_by has no second key and equal timestamps would otherwise repeat or skip across pages.
 ORDER_KEY = "created_order"
 DEFAULT_MEMORY_TYPE = "note"
-DATE_FORMAT = "a date as YYYY-MM-DD (ISO 8601, a whole day in UTC), e.g. 2026-01-31"
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 class MemoryPayload(BaseModel):
@@ -52,34 +49,59 @@ class MemoryPayload(BaseModel):
     expires_ts: float | None = Field(default=None, description="expires_at as Unix seconds.")
 
 
-TAGS_ANY = FilterableField(
+PAYLOAD_MODEL = MemoryPayload  # what every stored point's payload fits (imports, check)
+
+
+# The memory profile's filters: each one a tool parameter (of `search`; `find_duplicates` takes
+# tags and memory_type), a CLI option and a Qdrant condition. A new filter is one more entry.
+TAGS = FilterableField(
     name="tags",
     field_type=FieldType.KEYWORD,
     condition=Condition.ANY,
-    description="Memories carrying at least one of these tags.",
-)
-TAGS_ALL = TAGS_ANY.model_copy(
-    update={"condition": Condition.ALL, "description": "Memories carrying every one of these tags."}
-)
-MEMORY_TYPE = FilterableField(
-    name="memory_type",
-    field_type=FieldType.KEYWORD,
-    description="Memories of this type (exact), e.g. decision, learning, note.",
+    description="Tags to match: a list, or one comma-separated string.",
+    all_flag="match_all",
+    all_flag_description="True: a memory must carry every tag; False: any of them.",
 )
 START_DATE = FilterableField(
     name="start_date",
     key=TIME_KEY,
-    field_type=FieldType.FLOAT,
+    field_type=FieldType.DAY,
     condition=Condition.GTE,
-    description="Memories created on or after this day (UTC).",
+    description="First day, YYYY-MM-DD (inclusive, UTC). faceted/tag modes.",
 )
-END_DATE = FilterableField(
-    name="end_date",
-    key=TIME_KEY,
+END_DATE = START_DATE.model_copy(
+    update={
+        "name": "end_date",
+        "condition": Condition.LTE,
+        "description": "Last day, YYYY-MM-DD (inclusive, UTC). faceted/tag modes.",
+    }
+)
+MEMORY_TYPE = FilterableField(
+    name="memory_type",
+    field_type=FieldType.KEYWORD,
+    description="Only memories of this type, e.g. decision, learning, note.",
+)
+# "current memory": neither superseded nor expired, unless the flag includes them
+SUPERSEDED = FilterableField(
+    name="include_superseded",
+    key="superseded_by",
+    field_type=FieldType.KEYWORD,
+    condition=Condition.SET,
+    hides=True,
+    description="Also versions an update or a merge replaced.",
+)
+EXPIRED = FilterableField(
+    name="include_expired",
+    key="expires_ts",
     field_type=FieldType.FLOAT,
-    condition=Condition.LT,
-    description="Memories created on or before this day (UTC); the value is the next midnight.",
+    condition=Condition.LTE,
+    hides=True,
+    description="Also memories past expires_at.",
 )
+MEMORY_FILTERS = [TAGS, START_DATE, END_DATE, MEMORY_TYPE, SUPERSEDED, EXPIRED]
+CURRENT = [SUPERSEDED, EXPIRED]
+TAGS_ANY = TAGS.model_copy(update={"all_flag": None})
+
 CONTENT_HASH = FilterableField(
     name="content_hash",
     field_type=FieldType.KEYWORD,
@@ -90,30 +112,28 @@ CREATED_ORDER = FilterableField(
     field_type=FieldType.INTEGER,
     description="Newest-first order key (unique per memory).",
 )
-SUPERSEDED_BY = FilterableField(
-    name="superseded_by",
-    field_type=FieldType.KEYWORD,
-    description="The hash of the version that replaced a memory (absent or null: current).",
-)
 LINEAGE = FilterableField(
     name="lineage",
     field_type=FieldType.KEYWORD,
     description="The content hash of the first version of a memory's line.",
 )
-EXPIRES = FilterableField(
-    name="expires_ts",
-    field_type=FieldType.FLOAT,
-    condition=Condition.LTE,
-    description="Memories expired at this Unix time (absent or null: never expire).",
+SUPERSEDED_BY = FilterableField(
+    name="superseded_by",
+    field_type=FieldType.KEYWORD,
+    description="The hash of the version that replaced a memory (absent or null: current).",
 )
-MEMORY_INDEXES = [
-    TAGS_ANY, MEMORY_TYPE, START_DATE, CONTENT_HASH, CREATED_ORDER, SUPERSEDED_BY, LINEAGE, EXPIRES
-]  # fmt: skip
+# lookups by a memory's identity, order and line, beside the filters
+MEMORY_KEYS = [CONTENT_HASH, CREATED_ORDER, LINEAGE, SUPERSEDED_BY]
+
+
+def memory_indexes() -> list[FilterableField]:
+    """Every indexed field of the memories collection: the filters' keys and the lookups'."""
+    return [*MEMORY_FILTERS, *MEMORY_KEYS]
 
 
 def required_indexes(settings: Settings) -> dict[str, list[FilterableField]]:
     """The memory profile's collection and its indexed fields."""
-    return {COLLECTION: MEMORY_INDEXES}
+    return {COLLECTION: memory_indexes()}
 
 
 def content_hash(content: str) -> str:
@@ -131,17 +151,11 @@ def current_memories(
     now: float, include_superseded: bool, include_expired: bool
 ) -> list[models.Condition]:
     """Conditions (to AND into a filter) leaving out superseded versions and memories expired
-    at `now`, unless included; a memory without these keys is current and never expires."""
-    from qdrant_client import models
-
-    found: list[models.Condition] = []
-    if not include_superseded:  # is_empty: the key absent, null or []
-        found.append(models.IsEmptyCondition(is_empty=models.PayloadField(key="superseded_by")))
-    if not include_expired:
-        never = models.IsEmptyCondition(is_empty=models.PayloadField(key=EXPIRES.payload_key))
-        later = models.FieldCondition(key=EXPIRES.payload_key, range=models.Range(gt=now))
-        found.append(models.Filter(should=[never, later]))
-    return found
+    at `now`, unless included (`CURRENT`); a memory without these keys is current and never
+    expires."""
+    flags = {SUPERSEDED.name: include_superseded, EXPIRED.name: include_expired}
+    found = build_filter(CURRENT, flags, now=now)
+    return [] if found is None else [found]
 
 
 def parse_expiry(value: object, parameter: str = "expires_at") -> datetime:
@@ -158,13 +172,11 @@ def parse_expiry(value: object, parameter: str = "expires_at") -> datetime:
 
 
 def normalise_tags(value: str | list[str] | None, parameter: str = "tags") -> list[str] | None:
-    """Tags as a list: a JSON array as text is that array, `"a, b"` is split on commas, `""`
-    means none; blanks and repeats dropped; a tag holding `[`, `]` or `"` is refused."""
-    value = json_array(value)
-    if value is None or (isinstance(value, str) and not value.strip()):
+    """Tags as a list, read by `as_list` (a JSON array as text, `"a, b"` split on commas, `""`
+    none), repeats dropped; a tag holding `[`, `]` or `"` is refused."""
+    value = as_list(value)
+    if value is None:
         return None
-    if isinstance(value, str):
-        value = value.split(",")
     accepted = "a list of strings or one comma-separated string"
     if not isinstance(value, list) or not all(isinstance(tag, str) for tag in value):
         raise InvalidParameterError(parameter, value, accepted)
@@ -173,7 +185,7 @@ def normalise_tags(value: str | list[str] | None, parameter: str = "tags") -> li
             plain_item(tag)
         except ValueError as exc:
             raise InvalidParameterError(parameter, tag, f"{accepted}; this tag {exc}") from None
-    return list(dict.fromkeys(tag.strip() for tag in value if tag.strip()))
+    return list(dict.fromkeys(value))
 
 
 def rfc3339(moment: datetime) -> str:
@@ -202,27 +214,3 @@ def parse_moment(value: object, parameter: str = "created_at") -> datetime:
         value,
         "an RFC 3339 time such as 2026-01-31T09:15:00Z, or Unix seconds, in the years 1-9999",
     )
-
-
-def parse_day(value: str, parameter: str) -> date:
-    """A `YYYY-MM-DD` day; anything else is a clear error naming the expected format."""
-    if _DAY.fullmatch(value.strip()):
-        try:
-            return date.fromisoformat(value.strip())
-        except ValueError:
-            pass
-    raise InvalidParameterError(parameter, value, DATE_FORMAT)
-
-
-SECONDS_PER_DAY = 86_400
-
-
-def day_start(day: date) -> float:
-    """Unix seconds of the day's first instant (00:00:00 UTC)."""
-    return datetime.combine(day, time(), UTC).timestamp()
-
-
-def day_end(day: date) -> float:
-    """Unix seconds of the next day's midnight: the exclusive end of the whole day (for
-    9999-12-31 too, whose next day Python's `date` cannot hold)."""
-    return day_start(day) + SECONDS_PER_DAY

@@ -9,6 +9,10 @@ from __future__ import annotations
 # qdrant-edge-py raises a plain `Exception`: "No range index for `order_by` key: ..." or
 # "No appropriate index for faceting: ...".
 _EDGE_NO_INDEX = "index for"
+# ... and "Service runtime error: ..." / "Service internal error: ..." when its storage fails,
+# which is damage unless the machine ran out of something
+_EDGE_STORAGE = ("Service runtime error", "Service internal error")
+_EDGE_NOT_DAMAGE = ("Not enough space", "No space left", "Too many open files", "Cannot allocate")
 
 
 def is_missing_index(error: BaseException) -> bool:
@@ -30,3 +34,10 @@ def is_permission_denied(error: BaseException) -> bool:
     """Qdrant Edge could not open a shard's file: the OS denied access (a plain `Exception`
     whose message carries the OS error, e.g. "Permission denied (os error 13)")."""
     return type(error) is Exception and "(os error 13)" in str(error)
+
+
+def is_storage_damage(error: BaseException) -> bool:
+    """Qdrant Edge could not read its storage (a page that does not decompress, a vector that
+    is not readable), not for want of room, files or memory."""
+    text = str(error)
+    return text.startswith(_EDGE_STORAGE) and not any(n in text for n in _EDGE_NOT_DAMAGE)

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 from qdrant_client import models
 
+from scoperag.core.engine.operations import operation
 from scoperag.core.errors import ScoperagError
 from scoperag.core.filters.fields import narrowed
 
@@ -130,20 +131,29 @@ class ReadBarrier:
 class Generations(ABC):
     """Begin, commit and abort generations; `replacing` runs an ingestion between them."""
 
+    @operation(writes=True)
     @abstractmethod
     def begin(self, collection: str, sources: list[str], writer: str, generation: str) -> str:
         """Register `generation` of `sources`, hidden while it is written (kept as it is when
         registered already); its id."""
 
+    @operation(writes=True)
     @abstractmethod
     def commit(self, collection: str, generation: str, keep_ids: list[str]) -> None:
         """Show `generation` and delete every other generation of its sources (but `keep_ids`
         and generations still being written), in one step for readers. Once more after it has
         succeeded, nothing changes."""
 
+    @operation(writes=True)
     @abstractmethod
     def abort(self, collection: str, generation: str) -> None:
         """Delete what `generation` wrote and forget it (nothing to do if it is gone)."""
+
+    @operation(writes=True)
+    @abstractmethod
+    def recover(self, collection: str) -> int:
+        """Delete what ended ingestions left: generations whose writer is gone, and
+        replacements whose commit was cut short (finished here); how many."""
 
     @contextmanager
     def replacing(
@@ -232,8 +242,6 @@ class GenerationRegistry(Generations):
         )
 
     def recover(self, collection: str) -> int:
-        """Delete what ended ingestions left: generations whose writer is gone, and
-        replacements whose commit was cut short (finished here)."""
         with self._lock:
             leftovers = [
                 entry

@@ -1,9 +1,13 @@
 """Damaged collections are errors naming the collection, its path and what to do, never served.
 
 Opening a collection checks what is cheap before the engine loads it: collection.json parses
-and records a dimension, the shard's config and every segment's state file are readable and
-agree on the dense dimension, and at least one segment is present (the engine loads a shard
-whose segments are gone as an empty one). On every read, an engine storage error (a page that
+and records a dimension, and the shard's config and every whole segment's state files are
+readable and agree on the dense dimension. Only what the engine cannot open is refused: a
+segment folder without its `version.info` (the file Qdrant writes last, so a process killed
+while building a segment leaves one) or marked `.deleted` is half-made, and the engine drops
+it on load and serves the rest (the other segments and the write-ahead log); those are
+reported as recovered, not as damage. A point count below what was acknowledged is the
+ledger's to find (`core.engine.edge.ledger`). On every read, an engine storage error (a page that
 does not decompress, a vector that is not readable) and a score no intact vector gives (not
 finite, or a cosine beyond `COSINE_LIMIT`) raise `CorruptCollectionError`; other collections go on.
 """
@@ -12,6 +16,7 @@ from __future__ import annotations
 
 import errno
 import json
+import logging
 import math
 import os
 from pathlib import Path
@@ -19,14 +24,18 @@ from typing import Any
 
 import qdrant_edge as edge
 
-from scoperag.core.engine.error_kinds import is_permission_denied
+from scoperag.core.engine.edge.errors import MissingIndexError
+from scoperag.core.engine.error_kinds import (
+    is_missing_index,
+    is_permission_denied,
+    is_storage_damage,
+)
 from scoperag.core.engine.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.core.errors import ScoperagError, StorePermissionError
 
+logger = logging.getLogger(__name__)
 # A query without prefetches on the dense vector is a cosine search: its scores lie in [-1, 1].
 COSINE_LIMIT = 1.0 + 1e-3
-_STORAGE_ERRORS = ("Service runtime error", "Service internal error")
-_NOT_DAMAGE = ("Not enough space", "No space left", "Too many open files", "Cannot allocate")
 _READS = frozenset({"scroll", "retrieve", "count", "info", "facet", "query"})
 
 
@@ -58,13 +67,32 @@ def read_record(collection: str, path: Path) -> dict[str, Any]:
     return record
 
 
+def half_made_segments(shard: Path) -> list[Path]:
+    """The shard's segment folders the engine drops on load: no `version.info` (written last
+    when a segment is built) or marked deleted."""
+    return sorted(
+        path
+        for path in (shard / "segments").glob("*")
+        if path.is_dir() and (path.suffix == ".deleted" or not (path / "version.info").exists())
+    )
+
+
+def recovered_segments(shard: Path) -> list[str]:
+    """What loading the shard recovers from: each half-made segment folder, said so."""
+    return [
+        f"{path}: a half-made segment (a process stopped while the engine built or removed it); "
+        "the engine drops it on load and serves every acknowledged point from the other "
+        "segments and its write-ahead log"
+        for path in half_made_segments(shard)
+    ]
+
+
 def shard_problems(shard: Path, dimension: int) -> list[str]:
     """What the cheap file checks find wrong with a shard folder (empty: nothing)."""
     problems = _dense_size_problems(shard / "edge_config.json", dimension, ("vectors",))
+    half_made = set(half_made_segments(shard))
     segments = sorted(path for path in (shard / "segments").glob("*") if path.is_dir())
-    if not segments:
-        problems.append(f"{shard / 'segments'} holds no segment (its points are gone)")
-    for segment in segments:
+    for segment in (path for path in segments if path not in half_made):
         state = ("config", "vector_data")
         problems += _dense_size_problems(segment / "segment.json", dimension, state)
         try:
@@ -96,6 +124,8 @@ def load_shard(collection: str, folder: Path, dimension: int) -> edge.EdgeShard:
     problems = shard_problems(folder, dimension)
     if problems:
         raise CorruptCollectionError(collection, folder.parent, "; ".join(problems))
+    for recovered in recovered_segments(folder):
+        logger.warning("Collection '%s': %s.", collection, recovered)
     try:
         return edge.EdgeShard.load(str(folder))
     except Exception as exc:  # the engine raises plain Exception
@@ -107,7 +137,9 @@ def load_shard(collection: str, folder: Path, dimension: int) -> edge.EdgeShard:
 
 class CheckedShard:
     """An Edge shard whose reads raise `CorruptCollectionError` on storage errors and on scores
-    no intact vector gives; writes and everything else pass through as they are."""
+    no intact vector gives, and `MissingIndexError` for an order or a facet on a key without
+    its index (the one place the engine's errors are translated); writes and everything else
+    pass through as they are."""
 
     def __init__(self, shard: edge.EdgeShard, collection: str, folder: Path) -> None:
         self.shard, self.collection, self.folder = shard, collection, folder
@@ -121,9 +153,16 @@ class CheckedShard:
             try:
                 result = method(*args, **kwargs)
             except Exception as exc:
-                text = str(exc)
-                if text.startswith(_STORAGE_ERRORS) and not any(n in text for n in _NOT_DAMAGE):
-                    raise CorruptCollectionError(self.collection, self.folder, text) from None
+                if is_storage_damage(exc):
+                    raise CorruptCollectionError(self.collection, self.folder, str(exc)) from None
+                if is_missing_index(exc) and name in ("scroll", "facet"):
+                    request = args[0] if args else kwargs["request"]
+                    key, use = (
+                        (request.key, name)
+                        if name == "facet"
+                        else (request.order_by.key, "order_by")
+                    )
+                    raise MissingIndexError(self.collection, key, use) from None
                 raise
             if name == "query":
                 request = args[0] if args else kwargs["request"]

@@ -2,11 +2,15 @@
 
 A reader follows a filter value in three hops: the tool parameter (`FilterableField.annotation`),
 `build_filter` (which asks each field for its conditions), and the `_CONDITIONS` table below.
+Besides a value compared with a key, a field can switch `any` to `all` by a boolean parameter
+(`all_flag`: tags any/all), or hide what its condition matches unless an `include_...` flag is
+set (`hides`: superseded and expired memories).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from enum import StrEnum
@@ -14,9 +18,19 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, Field, model_validator
 
+from scoperag.core.filters.days import DAY_BOUNDS, Day, day_end, day_start
+
 if TYPE_CHECKING:  # imported when a filter is first built, not when tools are listed (~1 s)
     from qdrant_client import models
-from scoperag.core.filters.params import FiniteFloat, Int64, Name, Query, RawName, plain_item
+from scoperag.core.filters.params import (
+    FiniteFloat,
+    Int64,
+    Name,
+    Query,
+    RawName,
+    listed,
+    plain_item,
+)
 
 
 class FieldType(StrEnum):
@@ -26,6 +40,7 @@ class FieldType(StrEnum):
     BOOLEAN = "boolean"
     DATETIME = "datetime"
     TEXT = "text"
+    DAY = "day"  # a YYYY-MM-DD day (UTC) compared with a key holding Unix seconds
 
 
 class Condition(StrEnum):
@@ -38,6 +53,7 @@ class Condition(StrEnum):
     ANY = "any"
     ALL = "all"
     EXCEPT = "except"
+    SET = "set"  # the key holds a value (not absent, null or [])
 
 
 _PYTHON_TYPES: dict[FieldType, Any] = {
@@ -47,6 +63,7 @@ _PYTHON_TYPES: dict[FieldType, Any] = {
     FieldType.BOOLEAN: bool,
     FieldType.DATETIME: datetime,
     FieldType.TEXT: Query,
+    FieldType.DAY: Day,
 }
 
 LIST_CONDITIONS = (Condition.ANY, Condition.ALL, Condition.EXCEPT)
@@ -54,12 +71,13 @@ _EXACT = (Condition.EQ, Condition.NE)
 _RANGES = (Condition.GT, Condition.GTE, Condition.LT, Condition.LTE)
 # The conditions each field type can honour exactly on every engine.
 VALID_CONDITIONS: dict[FieldType, tuple[Condition, ...]] = {
-    FieldType.KEYWORD: (*_EXACT, *LIST_CONDITIONS),
-    FieldType.INTEGER: (*_EXACT, *_RANGES, *LIST_CONDITIONS),
-    FieldType.FLOAT: (*_EXACT, *_RANGES),
-    FieldType.BOOLEAN: _EXACT,
-    FieldType.DATETIME: (*_EXACT, *_RANGES),
-    FieldType.TEXT: _EXACT,
+    FieldType.KEYWORD: (*_EXACT, *LIST_CONDITIONS, Condition.SET),
+    FieldType.INTEGER: (*_EXACT, *_RANGES, *LIST_CONDITIONS, Condition.SET),
+    FieldType.FLOAT: (*_EXACT, *_RANGES, Condition.SET),
+    FieldType.BOOLEAN: (*_EXACT, Condition.SET),
+    FieldType.DATETIME: (*_EXACT, *_RANGES, Condition.SET),
+    FieldType.TEXT: (*_EXACT, Condition.SET),
+    FieldType.DAY: (Condition.EQ, *_RANGES),
 }
 
 # field type -> Qdrant payload index type (qdrant-client's `PayloadSchemaType` values)
@@ -70,6 +88,7 @@ INDEX_SCHEMAS: dict[FieldType, str] = {
     FieldType.BOOLEAN: "bool",
     FieldType.DATETIME: "datetime",
     FieldType.TEXT: "text",
+    FieldType.DAY: "float",
 }
 
 _RANGE_KEYS = {Condition.GT: "gt", Condition.GTE: "gte", Condition.LT: "lt", Condition.LTE: "lte"}
@@ -135,6 +154,29 @@ def _ranged(bound: str) -> Callable[[str, Any], Parts]:
     return lambda key, value: Parts(must=[_range(key, bound, value)])
 
 
+def _set(key: str, value: Any) -> Parts:
+    """Points whose `key` holds a value (`value` true) or holds none (false)."""
+    from qdrant_client import models
+
+    empty = models.IsEmptyCondition(is_empty=models.PayloadField(key=key))
+    return Parts(must_not=[empty]) if value else Parts(must=[empty])
+
+
+def _day_range(condition: Condition) -> Callable[[str, Any], Parts]:
+    bound, end = DAY_BOUNDS[condition.value]
+    return lambda key, day: Parts(must=[_range(key, bound, end(day))])
+
+
+def _negated(parts: Parts) -> Parts:
+    """The points `parts` does not match."""
+    from qdrant_client import models
+
+    if len(parts.must) + len(parts.must_not) == 1:
+        return Parts(must=parts.must_not, must_not=parts.must)
+    whole = models.Filter(must=parts.must or None, must_not=parts.must_not or None)
+    return Parts(must_not=[whole])
+
+
 # (field type or None for "any type", condition) -> how a value becomes conditions.
 _CONDITIONS: dict[tuple[FieldType | None, Condition], Callable[[str, Any], Parts]] = {
     (FieldType.TEXT, Condition.EQ): _text,
@@ -143,6 +185,11 @@ _CONDITIONS: dict[tuple[FieldType | None, Condition], Callable[[str, Any], Parts
     (None, Condition.ALL): lambda key, values: Parts(must=[_match(key, v) for v in values]),
     (None, Condition.EXCEPT): _except,
     **{(None, condition): _ranged(bound) for condition, bound in _RANGE_KEYS.items()},
+    (None, Condition.SET): _set,
+    (FieldType.DAY, Condition.EQ): lambda key, day: Parts(
+        must=[_range(key, "gte", day_start(day)), _range(key, "lt", day_end(day))]
+    ),
+    **{(FieldType.DAY, condition): _day_range(condition) for condition in _RANGES},
 }
 
 
@@ -162,6 +209,18 @@ class FilterableField(BaseModel):
         default=False,
         description="Accept '' as an exact keyword value (a PDF page label can be empty).",
     )
+    all_flag: str | None = Field(
+        default=None,
+        description="A boolean parameter of this name, when true, makes the `any` condition "
+        "`all` (every value must match).",
+    )
+    all_flag_description: str = "True: every value must match; false: any of them."
+    hides: bool = Field(
+        default=False,
+        description="The parameter is a boolean `include_...` flag, false unless given: unless "
+        "it is true, the points the condition matches (for a range: against the time of the "
+        "search) are left out.",
+    )
 
     @model_validator(mode="after")
     def _condition_fits_type(self) -> FilterableField:
@@ -172,6 +231,10 @@ class FilterableField(BaseModel):
                 f"field_type '{self.field_type.value}'; accepted conditions for it: "
                 f"{', '.join(c.value for c in valid)}"
             )
+        if self.all_flag and self.condition is not Condition.ANY:
+            raise ValueError(f"field '{self.name}': all_flag needs the condition 'any'")
+        if self.hides and self.condition not in (Condition.SET, *_RANGES):
+            raise ValueError(f"field '{self.name}': hides needs the condition 'set' or a range")
         return self
 
     @property
@@ -182,23 +245,54 @@ class FilterableField(BaseModel):
     def is_list(self) -> bool:
         return self.condition in LIST_CONDITIONS
 
+    def parameters(self) -> dict[str, tuple[Any, Any]]:
+        """The tool parameters this field adds: name -> (annotation, default)."""
+        default = ... if self.required else None
+        if self.hides:
+            return {self.name: (Annotated[bool, Field(description=self.description)], False)}
+        found: dict[str, tuple[Any, Any]] = {self.name: (self.annotation, default)}
+        if self.all_flag:
+            flag = Annotated[bool, Field(description=self.all_flag_description)]
+            found[self.all_flag] = (flag, False)
+        return found
+
     @property
     def annotation(self) -> Any:
         """The parameter's type with its description, as FastMCP turns it into JSON schema."""
-        base: Any = _PYTHON_TYPES[self.field_type]
+        if self.condition is Condition.SET:
+            base: Any = bool
+            if self.required:
+                return Annotated[base, Field(description=self.description)]
+            return Annotated[base | None, Field(description=self.description)]
+        base = _PYTHON_TYPES[self.field_type]
         if self.allow_empty and self.field_type is FieldType.KEYWORD:
             base = RawName
         if self.choices:
             base = Literal[self.choices]  # type: ignore[valid-type]
         if self.is_list and self.field_type in (FieldType.KEYWORD, FieldType.TEXT):
-            base = list[Annotated[base, AfterValidator(plain_item)]]
+            base = listed(Annotated[base, AfterValidator(plain_item)])
         elif self.is_list:
-            base = list[base]
+            base = listed(base)
         bounds = {"ge": self.ge, "le": self.le}
         constraints = {name: bound for name, bound in bounds.items() if bound is not None}
         if self.required:
             return Annotated[base, Field(description=self.description, **constraints)]
         return Annotated[base | None, Field(description=self.description, **constraints)]
+
+    def given(self, values: Mapping[str, Any], now: float | None = None) -> Parts | None:
+        """The conditions for the tool's arguments `values` (None: this field adds none);
+        `now` (default: the clock) is what a hiding range compares with."""
+        if self.hides:
+            if values.get(self.name):
+                return None
+            moment = time.time() if now is None else now
+            return _negated(self.parts(True if self.condition is Condition.SET else moment))
+        value = values.get(self.name)
+        if value is None:
+            return None
+        if self.all_flag and values.get(self.all_flag):
+            return _CONDITIONS[(None, Condition.ALL)](self.payload_key, value)
+        return self.parts(value)
 
     def parts(self, value: Any) -> Parts:
         """Qdrant conditions for one given value."""
@@ -216,17 +310,18 @@ def build_filter(
     fields: Iterable[FilterableField],
     values: Mapping[str, Any],
     extra: Iterable[models.Condition] = (),
+    now: float | None = None,
 ) -> models.Filter | None:
-    """AND of every given field's conditions (a value left out or None adds nothing)."""
+    """AND of every given field's conditions (a value left out or None adds nothing; a hiding
+    field adds its condition unless its flag is true, see `FilterableField.given`)."""
     from qdrant_client import models
 
     must: list[models.Condition] = list(extra)
     must_not: list[models.Condition] = []
     for field in fields:
-        value = values.get(field.name)
-        if value is None:
+        parts = field.given(values, now)
+        if parts is None:
             continue
-        parts = field.parts(value)
         must += parts.must
         must_not += parts.must_not
     if not must and not must_not:

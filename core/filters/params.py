@@ -11,7 +11,15 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    JsonValue,
+    WithJsonSchema,
+)
 
 # Documented length caps (characters; metadata: bytes of its JSON).
 MAX_QUERY_CHARS = 2_000
@@ -93,17 +101,47 @@ def plain_item(value: str) -> str:
     return value
 
 
-def json_array(value: Any) -> Any:
-    """A text that is a JSON array (`'["a", "b"]'`, as some MCP clients send a list) as that
-    list; any other value as it is."""
-    if isinstance(value, str) and value.strip().startswith("["):
-        try:
-            parsed = json.loads(value)
-        except ValueError:
-            return value
-        if isinstance(parsed, list):
-            return parsed
-    return value
+def as_list(value: Any, split: bool = True) -> Any:
+    """A list argument as every surface (MCP, CLI, Python, HTTP, UI) reads it: a list as it is,
+    the text of a JSON array (`'["a", "b"]'`, as some MCP clients send one) as that array, and
+    with `split` any other text, and each text item of a list, as its comma-separated items
+    (`"a, b"`: a, b), stripped, blanks dropped; blank text is left out (None). Without `split`
+    a text is a list of itself (a path may hold a comma). Anything else is returned as it is,
+    for the declared type to refuse; numbers as text are the declared item type's to read."""
+    if isinstance(value, str):
+        if not value.strip():
+            return None
+        if value.strip().startswith("["):
+            try:
+                parsed = json.loads(value)
+            except ValueError:
+                parsed = None
+            if isinstance(parsed, list):
+                value = parsed
+        if isinstance(value, str):
+            value = [value]
+    if not isinstance(value, list | tuple):
+        return value
+    if not split:
+        return list(value)
+    items: list[Any] = []
+    for item in value:
+        pieces = item.split(",") if isinstance(item, str) else [item]
+        items += [piece.strip() if isinstance(piece, str) else piece for piece in pieces]
+    return [item for item in items if item != ""]
+
+
+def listed(item: Any, split: bool = True, most: int = 1_000) -> Any:
+    """A list of `item` read by `as_list`, at most `most` long; its JSON schema also takes one
+    text where `split` (a comma-separated string)."""
+    plain = Annotated[list[item], Field(max_length=most)]
+    schema_type = item | plain if split else plain
+    reader = as_list if split else _unsplit
+    return Annotated[plain, BeforeValidator(reader, json_schema_input_type=schema_type)]
+
+
+def _unsplit(value: Any) -> Any:
+    return as_list(value, split=False)
 
 
 _CLEAN = AfterValidator(clean_text)
@@ -117,13 +155,14 @@ Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS), _CLEAN, _R
 """An id, label, tag, slug or other exact value."""
 FilePath = Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS), _CLEAN, _REQUIRED]
 """A file or folder path as given (checked against SCOPERAG_ALLOWED_DIRS by the tool)."""
-FilePaths = Annotated[list[FilePath], Field(min_length=1, max_length=1_000)]
+FilePaths = Annotated[listed(FilePath, split=False), Field(min_length=1)]
 RawName = Annotated[str, Field(max_length=MAX_NAME_CHARS), _CLEAN]
 """Like `Name`, where the caller's own contract decides what an empty value means."""
 ListItem = Annotated[Name, AfterValidator(plain_item)]
 """One exact value of a list: a `Name` without `[`, `]` or `"`."""
-Names = Annotated[list[ListItem], Field(max_length=1_000)]
-"""A list of exact values (tags, slugs)."""
+Names = listed(ListItem)
+"""A list of exact values (tags, slugs, hashes): a list, a JSON array as text, or one
+comma-separated string."""
 Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS), _CLEAN, _REQUIRED]
 """A text to store."""
 # any JSON value, each of its kinds named (pydantic writes `{}` for `JsonValue`, which portable

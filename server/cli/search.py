@@ -59,12 +59,12 @@ def run_tool(
     tool: str,
     arguments: dict[str, Any],
     as_json: bool,
-    listing: str | None = None,
+    listing: bool = False,
     explain: bool = False,
 ) -> None:
-    """Call `tool` and print its structured result as TOON, or with `listing` (the profile
-    whose search it is) as blocks a person reads, or with `as_json` as JSON; `explain`: the
-    explain figures follow the hits as tables (`server.cli.render.explain_table`). A tool error ends
+    """Call `tool` and print its structured result as TOON, or with `listing` as blocks a
+    person reads, or with `as_json` as JSON; `explain`: the
+    explain figures follow the hits as tables (`server.results.explain_table`). A tool error ends
     the command with the tool's message and exit status 1."""
     # the message goes to the user once, not also as the server's log line
     logging.getLogger("fastmcp").setLevel(logging.CRITICAL)
@@ -81,18 +81,19 @@ def run_tool(
     elif as_json:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        from scoperag.server.cli.render.explain_table import render_explain, without_explain
+        from scoperag.server.results.explain_table import render_explain
+        from scoperag.server.results.hits import without_explain
 
-        if listing is not None:
-            from scoperag.server.cli.render.listing import render_hits
+        if listing:
+            from scoperag.server.results.listing import render_hits
 
-            click.echo(render_hits(listing, data, shutil.get_terminal_size().columns))
+            click.echo(render_hits(tool, data, shutil.get_terminal_size().columns))
         else:
             import toons
 
-            click.echo(toons.dumps(_present(without_explain(data) if explain else data)))
+            click.echo(toons.dumps(_present(without_explain(tool, data) if explain else data)))
         if explain:
-            click.echo("\n" + render_explain(data))
+            click.echo("\n" + render_explain(tool, data))
 
 
 def _present(data: Any) -> Any:
@@ -173,7 +174,7 @@ def _tool_command(runtime: Runtime, tool: Tool, command: str, profile: str) -> c
         for name, texts in given.items():
             if texts:
                 arguments[name] = parse_values(list(texts), options[name])
-        run_tool(runtime, tool.name, arguments, as_json, listing=profile, explain=explain)
+        run_tool(runtime, tool.name, arguments, as_json, listing=True, explain=explain)
 
     return click.Command(
         command,

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from scoperag.core.filters.params import as_list
+
 if TYPE_CHECKING:
     from mcp.types import Tool
 
@@ -52,19 +54,22 @@ def parse_value(text: str, schema: dict[str, Any]) -> Any:
 
 def parse_values(texts: list[str], schema: dict[str, Any]) -> Any:
     """One parameter's value from the texts given for it: a list parameter collects several
-    texts (or one JSON list, or one item); any other parameter takes one text."""
+    texts, each read by `as_list` as every surface reads one (a JSON array, else itself: the
+    tool's declared type splits a comma-separated text where it takes one); any other
+    parameter takes one text."""
     types = schema_types(schema)
     if "array" not in types:
         if len(texts) > 1:
             raise click.UsageError(f"{texts!r}: one value only (this parameter is not a list).")
         return parse_value(texts[0], schema)
+    if len(texts) == 1 and texts[0].strip() == "null" and "null" in types:
+        return None
     items = _array_items(schema)
-    if len(texts) == 1:
-        value = parse_value(texts[0], schema)
-        if isinstance(value, list) or value is None:
-            return value
-        return [parse_value(texts[0], items)]
-    return [parse_value(text, items) for text in texts]
+    return [
+        parse_value(item, items) if isinstance(item, str) else item
+        for text in texts
+        for item in as_list(text, split=False) or []
+    ]
 
 
 def _array_items(schema: dict[str, Any]) -> dict[str, Any]:

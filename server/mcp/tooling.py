@@ -21,14 +21,20 @@ from pydantic.json_schema import SkipJsonSchema
 from scoperag.core.config.settings import Settings
 from scoperag.core.errors import ScoperagError, as_json
 from scoperag.core.filters.fields import FilterableField
-from scoperag.core.filters.params import StrictParams, json_array
+from scoperag.core.filters.params import StrictParams
+from scoperag.server.mcp.errors import tool_errors
 from scoperag.server.mcp.ingest_calls import run_with_progress
-from scoperag.server.mcp.output_schema import inline_refs, output_schema
+from scoperag.server.mcp.output_schema import input_schema, output_schema
 from scoperag.server.mcp.tool_names import unknown_tool
 
 # MCP tool annotations; an absent hint means readOnly false, destructive TRUE, idempotent false,
 # openWorld true, so every tool states all four.
-READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
+READ_ONLY = {
+    "readOnlyHint": True,
+    "destructiveHint": False,
+    "idempotentHint": True,
+    "openWorldHint": False,
+}
 WRITES = {  # only adds (what it stores has an id of its content: the same call twice adds once)
     "readOnlyHint": False,
     "destructiveHint": False,
@@ -120,9 +126,9 @@ def params_model(
 
     A filter may not shadow a fixed parameter: that is an error at start-up.
     """
-    extra: dict[str, Any] = {
-        field.name: (field.annotation, ... if field.required else None) for field in fields
-    }
+    extra: dict[str, Any] = {}
+    for field in fields:
+        extra |= field.parameters()
     shadowed = sorted(set(extra) & set(base.model_fields))
     if shadowed:
         raise ScoperagError(
@@ -132,18 +138,9 @@ def params_model(
     return create_model(name, __base__=base, **extra)
 
 
-def _takes_list(schema: dict[str, Any]) -> bool:
-    """The parameter's JSON schema accepts an array."""
-    return schema.get("type") == "array" or any(_takes_list(m) for m in schema.get("anyOf", []))
-
-
 async def in_thread(handler: Callable[..., Any], *args: Any) -> Any:
-    """`handler(*args)` in a worker thread; an error meant for people becomes a tool error
-    with its message as it is (FastMCP would prefix it before any middleware)."""
-    try:
-        return await anyio.to_thread.run_sync(handler, *args)
-    except ScoperagError as exc:
-        raise ToolError(str(exc)) from None
+    """`handler(*args)` in a worker thread (the event loop stays free for other calls)."""
+    return await anyio.to_thread.run_sync(handler, *args)
 
 
 class ModelTool(Tool):
@@ -164,12 +161,10 @@ class ModelTool(Tool):
         **fields: Any,
     ) -> ModelTool:
         """`result` None: the handler returns a JSON object described by no model."""
-        schema = inline_refs(params.model_json_schema())
-        schema.pop("title", None)
         return cls(
             name=name,
             description=description,
-            parameters=schema,
+            parameters=input_schema(params),
             output_schema=ANY_OBJECT if result is None else output_schema(result),
             return_type=dict[str, Any] if result is None else result,
             annotations=annotations,
@@ -179,13 +174,8 @@ class ModelTool(Tool):
         )
 
     def validated(self, arguments: dict[str, Any]) -> BaseModel:
-        """The arguments as the parameters model, or a tool error naming each bad one; a list
-        parameter given as the text of a JSON array (as some clients send one) is that array."""
-        properties = self.parameters.get("properties", {})
-        arguments = {
-            name: json_array(value) if _takes_list(properties.get(name, {})) else value
-            for name, value in arguments.items()
-        }
+        """The arguments as the parameters model (whose list types read their text forms,
+        `scoperag.core.filters.params.as_list`), or a tool error naming each bad one."""
         try:
             return self.params_model.model_validate(arguments)
         except ValidationError as exc:
@@ -193,7 +183,11 @@ class ModelTool(Tool):
             raise ToolError(describe_validation_error(exc, declared)) from None
 
     async def run(self, arguments: dict[str, Any]) -> Any:
-        return self.convert_result(await in_thread(self.handler, self.validated(arguments)))
+        """The handler in a worker thread, inside the MCP error boundary (`tool_errors`: here,
+        as FastMCP would prefix the message before any middleware)."""
+        params = self.validated(arguments)
+        with tool_errors():
+            return self.convert_result(await in_thread(self.handler, params))
 
 
 class ProgressTool(ModelTool):
@@ -204,7 +198,8 @@ class ProgressTool(ModelTool):
 
     async def run(self, arguments: dict[str, Any]) -> Any:
         work = partial(self.handler, self.validated(arguments))
-        return self.convert_result(await run_with_progress(get_context(), work, self.settings))
+        with tool_errors():
+            return self.convert_result(await run_with_progress(get_context(), work, self.settings))
 
 
 class StrictArgumentsMiddleware(Middleware):
@@ -257,7 +252,5 @@ class ScoperagErrorMiddleware(Middleware):
     own operations are locked where needed, see `scoperag.core.engine.sharing.owner`)."""
 
     async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
-        try:
+        with tool_errors():
             return await call_next(context)
-        except ScoperagError as exc:
-            raise ToolError(str(exc)) from None

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from scoperag.core.config.settings import Settings
+from scoperag.server.results.shape import HitShape
 
 
 class DeleteTarget(NamedTuple):
@@ -76,6 +77,9 @@ class Profile:
     # fields and its result's (a list shown comma-separated, a missing value as "-"); None:
     # the hit's short fields
     source: str | None = None
+    # tool -> where its answer keeps its hits (`server.results.hits`); a tool not named here
+    # keeps them in `hits`, their text under `text`
+    hits: dict[str, HitShape] = field(default_factory=dict)
 
     def collection(self, settings: Settings) -> str:
         """The collection the profile writes, under `settings`."""

@@ -1,1 +1,1 @@
-"""The Python API's machinery: an in-process MCP session, tools as methods, a profile's object."""
+"""The Python API's machinery: tools as methods over a `tool_session`, a profile's object."""

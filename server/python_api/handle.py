@@ -14,8 +14,8 @@ if TYPE_CHECKING:
     from llama_index.core.query_engine import RetrieverQueryEngine
 
     from scoperag.server.profiles.declaration import Profile as Declaration
-    from scoperag.server.python_api.session import ToolSession
     from scoperag.server.runtime import Runtime
+    from scoperag.server.tool_session import ToolSession
 
 
 class Profile:
@@ -45,7 +45,7 @@ class Profile:
         tool = self._tool(search.method)
         tool_signature(tool).bind_partial("query", **fixed)
         check_arguments(tool, {"query": "-", **fixed})
-        return ToolRetriever(lambda query: method(query, **fixed))
+        return ToolRetriever(tool.name, lambda query: method(query, **fixed))
 
     def postprocessors(self) -> list[BaseNodePostprocessor]:
         """The node postprocessors the retriever's nodes need (none but a book's)."""

@@ -15,15 +15,7 @@ from typing import Annotated, Any, Union
 from fastmcp.tools import Tool
 from pydantic import BaseModel
 
-from scoperag.core.errors import ScoperagError
-
-
-class ToolCallError(ScoperagError):
-    """A tool refused a call or failed: the message is the tool's own, as an MCP client sees it."""
-
-    def __init__(self, tool: str, message: str) -> None:
-        self.tool = tool
-        super().__init__(message)
+from scoperag.server.tool_session import ToolCallError
 
 
 def _declared(tool: Tool) -> list[tuple[str, Any, bool, Any]]:
@@ -112,14 +104,6 @@ def check_arguments(tool: Tool, arguments: dict[str, Any]) -> None:
         model.model_validate(arguments)
     except ValidationError as exc:
         raise ToolCallError(tool.name, describe_validation_error(exc, model.model_fields)) from None
-
-
-def result_value(tool: Tool, structured: dict[str, Any] | None) -> Any:
-    """A tool's structured result as its result model (a dict where the tool declares none)."""
-    model = tool.return_type
-    if isinstance(model, type) and issubclass(model, BaseModel) and structured is not None:
-        return model.model_validate(structured)
-    return structured
 
 
 def _plain(value: Any) -> Any:

@@ -16,10 +16,7 @@ from __future__ import annotations
 
 import base64
 import gzip
-import io
 import json
-import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -31,7 +28,6 @@ from scoperag.core.embedding.embedders import EmbedderInfo
 
 FORMAT = "scoperag-export"
 VERSION = 1
-GZIP_MAGIC = b"\x1f\x8b"
 GZIP_LEVEL = 1  # vectors compress little more at higher levels, and far slower
 DENSE_ENCODING = "float32-le-base64"
 
@@ -80,40 +76,7 @@ def point_line(record: Any) -> str:
     return json.dumps(line, ensure_ascii=False, separators=(",", ":"))
 
 
-def parse_point(line: dict[str, Any], dimension: int | None) -> Any:
-    """A point line as a `PointStruct`; `ValueError` says what is wrong with it."""
-    from qdrant_client import models
-
-    from scoperag.core.engine.vector_names import DENSE_VECTOR, SPARSE_VECTOR
-
-    point_id, dense, payload = line.get("id"), line.get("dense"), line.get("payload")
-    if not _valid_id(point_id):
-        raise ValueError(f"'id' must be an unsigned integer or a UUID, got {point_id!r}")
-    if not isinstance(payload, dict):
-        raise ValueError("'payload' must be an object")
-    dense = _dense(dense)
-    if dimension is not None and len(dense) != dimension:
-        raise ValueError(f"'dense' has {len(dense)} numbers, the header says {dimension}")
-    vectors: dict[str, Any] = {DENSE_VECTOR: dense}
-    if line.get("sparse") is not None:
-        vectors[SPARSE_VECTOR] = models.SparseVector.model_validate(line["sparse"])
-    # checked above: built without validating each number again (the engine checks vectors)
-    return models.PointStruct.model_construct(id=point_id, vector=vectors, payload=payload)
-
-
-def _valid_id(point_id: object) -> bool:
-    if isinstance(point_id, bool):
-        return False
-    if isinstance(point_id, int):
-        return point_id >= 0
-    try:
-        uuid.UUID(str(point_id))
-    except ValueError:
-        return False
-    return isinstance(point_id, str)
-
-
-def _dense(value: object) -> list[float]:
+def decode_dense(value: object) -> list[float]:
     """A dense vector from its base64 float32 text or a list of numbers."""
     if isinstance(value, str):
         try:
@@ -135,19 +98,3 @@ def open_for_writing(path: Path, compressed: bool) -> IO[str]:
     if compressed:
         return gzip.open(path, "wt", encoding="utf-8", compresslevel=GZIP_LEVEL)
     return path.open("w", encoding="utf-8")
-
-
-def open_for_reading(path: Path) -> IO[str]:
-    """A text file at `path`, decompressed when it is gzip (by its first bytes, not its name)."""
-    raw = path.open("rb")
-    compressed = raw.read(2) == GZIP_MAGIC
-    raw.seek(0)
-    binary: IO[bytes] = gzip.GzipFile(fileobj=raw) if compressed else raw
-    return io.TextIOWrapper(binary, encoding="utf-8")
-
-
-def numbered_lines(file: IO[str]) -> Iterator[tuple[int, str]]:
-    """(line number from 1, text) of each line that is not blank."""
-    for number, text in enumerate(file, start=1):
-        if text.strip():
-            yield number, text

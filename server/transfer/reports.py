@@ -38,6 +38,13 @@ class ImportReport(BaseModel):
     state: int = Field(
         default=0, description="State items restored beside the points (books: reading positions)."
     )
+    dropped: dict[str, str] = Field(
+        default_factory=dict,
+        description="Fields of another server's format found in the file and not kept: why.",
+    )
+    resumed: str | None = Field(
+        default=None, description="An earlier import of this file that stopped, now finished."
+    )
 
     def refuse(self, reason: str) -> None:
         """Count a refused item, listing its reason among the first ones."""

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from scoperag.core.errors import InvalidParameterError, ScoperagError
@@ -18,7 +18,8 @@ from scoperag.server.ui.forms import form_arguments, form_fields, form_values
 from scoperag.server.ui.guard import check_write
 from scoperag.server.ui.jobs import Jobs
 from scoperag.server.ui.pages import threaded
-from scoperag.server.ui.upkeep import KEY, upkeep_tools
+from scoperag.server.ui.upkeep import KEY, MERGE_AT_MOST, changes, edit_page, upkeep_tools
+from scoperag.server.ui.words import link
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._ -]{0,200}")
 
@@ -31,8 +32,10 @@ def _ingest_tool(ctx: UiContext, profile: str) -> str:
     return tool
 
 
-def _refused(exc: ScoperagError) -> JSONResponse:
-    return JSONResponse({"error": str(exc)}, status_code=400)
+def confirmed(form: Any, what: str) -> None:
+    """Refuse a change its page did not confirm (the confirming button sends `confirmed`)."""
+    if form.get("confirmed") != "yes":
+        raise ScoperagError(f"Not confirmed: {what} only after its confirmation in the page.")
 
 
 def ingest_page(ctx: UiContext, profile: str | None, query: dict[str, Any]) -> dict[str, Any]:
@@ -66,11 +69,8 @@ def write_routes(router: APIRouter, ctx: UiContext, jobs: Jobs) -> None:
     async def ingest(profile: str, request: Request) -> Any:
         form = dict(await request.form())
         check_write(request, ctx.csrf, form)
-        try:
-            tool = _ingest_tool(ctx, profile)
-            arguments = form_arguments(ctx.tools[tool].parameters, form)
-        except ScoperagError as exc:
-            return _refused(exc)
+        tool = _ingest_tool(ctx, profile)
+        arguments = form_arguments(ctx.tools[tool].parameters, form)
         return {"job": jobs.start(ctx, tool, arguments).view()}
 
     @router.get("/jobs/{job_id}")
@@ -84,7 +84,7 @@ def write_routes(router: APIRouter, ctx: UiContext, jobs: Jobs) -> None:
     async def upload(request: Request, name: str) -> Any:
         check_write(request, ctx.csrf)
         if not SAFE_NAME.fullmatch(name) or name != os.path.basename(name):
-            return _refused(InvalidParameterError("name", name, "a plain file name"))
+            raise InvalidParameterError("name", name, "a plain file name")
         body = await request.body()
         ctx.uploads.mkdir(parents=True, exist_ok=True)
         target = ctx.uploads / name
@@ -93,32 +93,56 @@ def write_routes(router: APIRouter, ctx: UiContext, jobs: Jobs) -> None:
         partial.replace(target)
         return {"path": str(target), "bytes": len(body)}
 
-    @router.post("/memory/{profile}/{action}")
-    async def memory_action(profile: str, action: str, request: Request) -> Any:
+    @router.post("/memory/{profile}/update")
+    async def update(profile: str, request: Request) -> Response:
+        form = dict(await request.form())
+        check_write(request, ctx.csrf, form)
+        confirmed(form, "a memory is saved")
+
+        def save() -> Response:
+            values = edit_page(ctx, profile, str(form.get(KEY, "")))
+            tool = values["upkeep"]["update"]
+            changed = changes(values["memory"], form)
+            if not changed:
+                notice = "Nothing changed: the memory is kept as it is (no new version)."
+                page = ctx.render("edit.html", **values | {"notice": notice})
+                return HTMLResponse(page)
+            arguments = form_arguments(ctx.tools[tool].parameters, changed)
+            result = ctx.call(tool, {KEY: values["memory"][KEY], **arguments})
+            return RedirectResponse(f"history/{result[KEY]}", status_code=303)
+
+        return await run_in_threadpool(save)
+
+    @router.post("/memory/{profile}/delete")
+    async def delete(profile: str, request: Request) -> Response:
+        form = dict(await request.form())
+        check_write(request, ctx.csrf, form)
+        confirmed(form, "a memory is deleted")
+        tool = upkeep_tools(ctx, ctx.profile(profile)).get("delete")
+        if tool is None:
+            raise ScoperagError("This store serves no delete_memory tool.")
+        await run_in_threadpool(ctx.call, tool, {KEY: form.get(KEY, "")})
+        return RedirectResponse(f"../../browse/{profile}", status_code=303)
+
+    @router.post("/memory/{profile}/merge")
+    async def merge(profile: str, request: Request) -> Response:
         form = await request.form()
         check_write(request, ctx.csrf, dict(form))
-        try:
-            upkeep = upkeep_tools(ctx, ctx.profile(profile))
-            if action not in ("update", "delete", "merge") or action not in upkeep:
-                raise InvalidParameterError("action", action, ", ".join(upkeep) or "none")
-            tool = upkeep[action]
-            if action == "merge":
-                arguments = {"content_hashes": form.getlist("content_hashes")}
-                if form.get("content"):
-                    arguments["content"] = form["content"]
-            else:
-                arguments = {KEY: form.get(KEY, "")}
-                if action == "update":
-                    arguments |= form_arguments(ctx.tools[tool].parameters, dict(form))
-            result = await run_in_threadpool(ctx.call, tool, arguments)
-        except ScoperagError as exc:
-            return HTMLResponse(ctx.render("error.html", error=str(exc)), status_code=400)
-        if action == "delete":
-            return RedirectResponse(f"../../browse/{profile}", status_code=303)
-        if action == "merge":
-            return RedirectResponse("duplicates", status_code=303)
-        target = result.get(KEY, "") if isinstance(result, dict) else ""
-        return RedirectResponse(f"history/{target}", status_code=303)
+        confirmed(form, "memories are merged")
+        tool = upkeep_tools(ctx, ctx.profile(profile)).get("merge")
+        if tool is None:
+            raise ScoperagError("This store serves no merge_memories tool.")
+        hashes = [str(h) for h in form.getlist("content_hashes")]
+        if len(hashes) > MERGE_AT_MOST:
+            raise InvalidParameterError(
+                "content_hashes", f"{len(hashes)} memories", f"at most {MERGE_AT_MOST} at once"
+            )
+        arguments: dict[str, Any] = {"content_hashes": hashes}
+        if form.get("content"):
+            arguments["content"] = form["content"]
+        await run_in_threadpool(ctx.call, tool, arguments)
+        kept = {name: form[name] for name in ("threshold", "limit", "tags") if form.get(name)}
+        return RedirectResponse("duplicates" + link(kept), status_code=303)
 
     @router.get("/eval", response_class=HTMLResponse)
     async def eval_form() -> Any:

@@ -13,6 +13,7 @@ from fastapi.responses import RedirectResponse, Response
 from scoperag.server.http.security import TOKEN_COOKIE, TOKEN_QUERY
 from scoperag.server.runtime import Runtime
 from scoperag.server.ui.actions import write_routes
+from scoperag.server.ui.answers import route_class
 from scoperag.server.ui.context import UiContext
 from scoperag.server.ui.jobs import Jobs
 from scoperag.server.ui.pages import read_routes
@@ -23,7 +24,7 @@ STATIC = {"ui.js": "text/javascript", "ui.css": "text/css"}
 
 def ui_router(ctx: UiContext) -> APIRouter:
     """Every page and request of the UI, under /ui."""
-    router = APIRouter(prefix=PREFIX, include_in_schema=False)
+    router = APIRouter(prefix=PREFIX, include_in_schema=False, route_class=route_class(ctx.render))
 
     @router.get("/static/{name}")
     async def static(name: str) -> Response:
@@ -42,6 +43,12 @@ def ui_router(ctx: UiContext) -> APIRouter:
 
     read_routes(router, ctx)
     write_routes(router, ctx, Jobs())
+
+    @router.api_route("/{path:path}", methods=["GET", "POST"])
+    async def unknown(path: str) -> Response:
+        """Any other path under /ui: refused in the UI's one shape."""
+        raise HTTPException(404, f"The UI has no page /ui/{path}.")
+
     return router
 
 

@@ -14,13 +14,14 @@ from pydantic import BaseModel
 from scoperag.server.profiles import declarations
 from scoperag.server.runtime import Runtime
 from scoperag.server.samples import SAMPLES
+from scoperag.server.ui.words import install
 
 if TYPE_CHECKING:
     from fastmcp.tools import Tool
 
     from scoperag.core.config.settings import Settings
     from scoperag.server.profiles.declaration import Profile
-    from scoperag.server.python_api.session import ProgressHandler, ToolSession
+    from scoperag.server.tool_session import ProgressHandler, ToolSession
 
 UPLOADS = "ui-uploads"  # the data dir's folder that uploads are written to
 
@@ -63,6 +64,7 @@ class UiContext:
             loader=PackageLoader("scoperag.server.ui", "templates"),
             autoescape=select_autoescape(["html"]),
         )
+        install(self.templates)
         self._session: ToolSession | None = None
         self._lock = threading.Lock()
         self.uploads = self.settings.data_dir / UPLOADS
@@ -72,7 +74,7 @@ class UiContext:
         with self._lock:
             if self._session is None:
                 from scoperag.server.mcp.app import build_server
-                from scoperag.server.python_api.session import ToolSession
+                from scoperag.server.tool_session import ToolSession
 
                 self._session = ToolSession(build_server(self.runtime), progress=False)
             return self._session

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scoperag.core.errors import ScoperagError
-from scoperag.server.python_api.session import whole
+from scoperag.server.tool_session import whole
 from scoperag.server.ui.context import UiContext
 
 KEPT = 50  # finished jobs remembered (the oldest are forgotten first)

@@ -21,8 +21,8 @@ def _disk_size(folder: Path) -> int | None:
 def overview(ctx: UiContext) -> dict[str, Any]:
     """Every enabled profile's collection (points, groups, embedder, the sample's command where
     it is empty) and the owner and attached processes."""
-    from scoperag.server.cli.status import store_status
     from scoperag.server.data_admin import list_store
+    from scoperag.server.store_state.status import store_status
 
     listing = list_store(ctx.runtime.backend, ctx.settings)
     rows = []
@@ -43,7 +43,7 @@ def overview(ctx: UiContext) -> dict[str, Any]:
 def health(ctx: UiContext) -> dict[str, Any]:
     """`scoperag check`'s report (with the disk floor and free space) and each collection's
     size on disk."""
-    from scoperag.server.cli.check import check_backend
+    from scoperag.server.store_state.check import check_backend
 
     settings = ctx.settings
     check = check_backend(ctx.runtime.backend, settings)

@@ -14,13 +14,14 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 from scoperag.core.embedding.bm25 import document_vector, node_text
 from scoperag.core.embedding.vector_check import check_points
 from scoperag.core.engine.backend import ALL_VALUES, VectorBackend
-from scoperag.core.engine.client import reindex as client_reindex
 from scoperag.core.engine.client import search as client_search
 from scoperag.core.engine.collection_embedder import searchable
 from scoperag.core.engine.error_kinds import is_store_locked
 from scoperag.core.engine.search_request import SearchRequest, SearchResult
 from scoperag.core.engine.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.core.errors import QdrantUnreachableError, StoreLockedError
+
+SPARE = "__reindex"  # suffix of the spare copy `add_keywords` makes
 
 
 class QdrantClientBackend(VectorBackend):
@@ -72,8 +73,41 @@ class QdrantClientBackend(VectorBackend):
         return SPARSE_VECTOR in (self._collection_params(collection).sparse_vectors or {})
 
     def add_keywords(self, collection: str) -> int:
-        """Rebuild the collection with BM25 vectors, resumably (`core.engine.client.reindex`)."""
-        return client_reindex.add_keywords(self, self.client, collection)
+        """Copy into `<collection>__reindex`, recreate the collection with BM25, copy back.
+
+        Resumable: the spare copy outlives a crash while the collection is being rebuilt, and
+        the next run finishes from it (the engine has no atomic rename to do it in one step).
+        """
+        spare, client = f"{collection}{SPARE}", self.client
+        exists = client.collection_exists(collection)
+        if exists and self.has_keywords(collection) and not client.collection_exists(spare):
+            return 0
+        if exists and not self.has_keywords(collection):
+            self.delete_collection(spare)  # a spare from a crash before the original was touched
+            self._copy_shape(collection, spare)
+            self._copy_points(collection, spare)
+            self.delete_collection(collection)
+        if not client.collection_exists(collection):
+            self._copy_shape(spare, collection)
+        copied = self._copy_points(spare, collection)
+        self.delete_collection(spare)
+        return copied
+
+    def _copy_shape(self, source: str, target: str) -> None:
+        """An empty BM25-keeping collection with the dimension, metadata, indexes of `source`."""
+        config = self.client.get_collection(source).config
+        dimension = config.params.vectors[DENSE_VECTOR].size
+        self.create_collection(target, dimension, config.metadata or {})
+        for key, kind in self.payload_indexes(source).items():
+            self.create_index(target, key, kind)
+
+    def _copy_points(self, source: str, target: str) -> int:
+        copied = 0
+        for page in self.points(source):
+            points = [models.PointStruct(id=r.id, vector=r.vector, payload=r.payload) for r in page]
+            self.upsert_points(target, points)
+            copied += len(page)
+        return copied
 
     def search(self, request: SearchRequest) -> SearchResult:
         if not searchable(self, request):

@@ -25,7 +25,6 @@ import json
 import shutil
 import threading
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -42,6 +41,7 @@ from scoperag.core.engine.edge.collection import EdgeCollection
 from scoperag.core.engine.edge.ledger import Ledger, LostWritesError, write_durably
 from scoperag.core.engine.edge.read_only import ReadableCopies, lock_file
 from scoperag.core.engine.edge.shard_config import SCHEMAS, shard_config
+from scoperag.core.engine.operations import EngineOperations, implemented
 from scoperag.core.engine.search_request import SearchRequest, SearchResult
 from scoperag.core.engine.store_check import CheckedShard, load_shard, read_record
 from scoperag.core.engine.vector_names import DENSE_VECTOR
@@ -49,6 +49,8 @@ from scoperag.core.errors import ScoperagError, StoreLockedError
 
 _METADATA = "collection.json"
 _SHARD = "shard"
+# the operations a collection's `EdgeCollection` runs as they are (the collection's name first)
+ON_COLLECTION = ("scroll", "points", "points_page", "count", "facet", "key_values", "delete")
 
 
 class CollectionExistsError(ScoperagError):
@@ -56,8 +58,15 @@ class CollectionExistsError(ScoperagError):
         super().__init__(f"Collection '{collection}' already exists.")
 
 
+def _on_collection(backend: EdgeBackend, op: str, args: tuple, kwargs: dict[str, Any]) -> Any:
+    collection = args[0] if args else kwargs.pop("collection")
+    return getattr(backend.edge_collection(collection), op)(*args[1:], **kwargs)
+
+
+@implemented(EngineOperations, _on_collection, ON_COLLECTION)
 class EdgeBackend(VectorBackend):
-    """Collections as Edge shards under one directory, opened on first use."""
+    """Collections as Edge shards under one directory, opened on first use; the operations of
+    `ON_COLLECTION` are its collections' own."""
 
     name = "edge"
 
@@ -232,9 +241,6 @@ class EdgeBackend(VectorBackend):
             self._dir(collection) / _METADATA, {**self._record(collection), "indexes": indexes}
         )
 
-    def delete(self, collection: str, flt: models.Filter) -> None:
-        self.edge_collection(collection).delete_by_filter(flt)
-
     def delete_collection(self, collection: str) -> None:
         """Forget the metadata first (the collection is gone at once), then free the files."""
         with self._loading:
@@ -245,37 +251,6 @@ class EdgeBackend(VectorBackend):
         (folder / _METADATA).unlink(missing_ok=True)
         self.generations.forget(collection)
         shutil.rmtree(folder, ignore_errors=True)
-
-    def scroll(
-        self,
-        collection: str,
-        flt: models.Filter | None,
-        limit: int,
-        offset: int = 0,
-        order_by: models.OrderBy | None = None,
-        with_vectors: bool = False,
-    ) -> list[models.Record]:
-        return self.edge_collection(collection).scroll(flt, limit, offset, order_by, with_vectors)
-
-    def points(self, collection: str, batch_size: int = 512) -> Iterator[list[models.Record]]:
-        """Every point with its vectors and payload, a page at a time (for migrations)."""
-        return self.edge_collection(collection).points(batch_size)
-
-    def points_page(
-        self, collection: str, cursor: int | str | None, limit: int
-    ) -> tuple[list[models.Record], int | str | None]:
-        return self.edge_collection(collection).points_page(cursor, limit)
-
-    def count(self, collection: str, flt: models.Filter | None) -> int:
-        return self.edge_collection(collection).count(flt)
-
-    def facet(
-        self, collection: str, key: str, flt: models.Filter | None, limit: int
-    ) -> dict[Any, int]:
-        return self.edge_collection(collection).facet(key, flt, limit)
-
-    def key_values(self, collection: str, key: str) -> list[Any]:
-        return self.edge_collection(collection).key_values(key)
 
     def set_payload(self, collection: str, point_id: int | str, payload: dict[str, Any]) -> None:
         operation = edge.UpdateOperation.set_payload([point_id], payload)

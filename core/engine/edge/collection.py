@@ -26,7 +26,6 @@ from scoperag.core.engine.edge.conversion import (
     to_edge_vectors,
     to_record,
 )
-from scoperag.core.engine.edge.errors import missing_index
 from scoperag.core.engine.edge.ledger import Ledger
 from scoperag.core.engine.generations import with_hidden
 from scoperag.core.engine.key_values import KeyValues
@@ -81,7 +80,7 @@ class EdgeCollection:
             vector = {**vector, SPARSE_VECTOR: document_vector(node_text(payload))}
         return edge.Point(point.id, to_edge_vectors(vector), payload)
 
-    def delete_by_filter(self, flt: models.Filter) -> None:
+    def delete(self, flt: models.Filter) -> None:
         edge_filter = to_edge_filter(flt)
         matches = edge.CountRequest(exact=True, filter=edge_filter)
         with self._acknowledged(lambda: self.client.count(matches)):
@@ -127,8 +126,7 @@ class EdgeCollection:
                 with_payload=offset == 0,
                 with_vector=with_vectors and offset == 0,
             )
-            with missing_index(self.name, order_by.key, "order_by"):
-                records, _ = self.client.scroll(request)
+            records, _ = self.client.scroll(request)
             if offset:
                 ids = [record.id for record in records[offset:]]
                 found = self.by_id(ids, with_vectors)
@@ -215,8 +213,7 @@ class EdgeCollection:
         return self._values.get(key, lambda: list(self._facet(request)))
 
     def _facet(self, request: edge.FacetRequest) -> dict[Any, int]:
-        with missing_index(self.name, request.key, "facet"):
-            response = self.client.facet(request)
+        response = self.client.facet(request)
         return {hit.value: hit.count for hit in response.hits}
 
     # search plans

@@ -1,11 +1,8 @@
-"""Errors of the Edge engine turned into messages a person can act on."""
+"""Errors of the Edge engine as messages a person can act on (raised by
+`core.engine.store_check.CheckedShard`, where the engine's errors are translated)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
-from scoperag.core.engine.error_kinds import is_missing_index
 from scoperag.core.errors import ScoperagError
 
 
@@ -19,13 +16,3 @@ class MissingIndexError(ScoperagError):
             f"needs on the edge engine. Declare '{key}' as a FilterableField of that type in the "
             "profile's required_indexes, then restart (indexes are ensured at start-up)."
         )
-
-
-@contextmanager
-def missing_index(collection: str, key: str, use: str) -> Iterator[None]:
-    try:
-        yield
-    except Exception as exc:
-        if is_missing_index(exc):
-            raise MissingIndexError(collection, key, use) from None
-        raise

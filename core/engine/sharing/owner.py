@@ -14,8 +14,7 @@ import socketserver
 import sys
 import tempfile
 import threading
-from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,21 +22,12 @@ from typing import Any
 from scoperag.core.config.settings import Settings
 from scoperag.core.engine.backend import VectorBackend
 from scoperag.core.engine.disk_space import ensure_room
+from scoperag.core.engine.operations import Operation
 from scoperag.core.engine.sharing import wire
-from scoperag.core.errors import InvalidParameterError, ReadOnlyStoreError, ScoperagError
+from scoperag.core.engine.sharing.dispatch import Dispatch
+from scoperag.core.errors import ScoperagError
 
 RECORD = "owner.json"
-READS = {
-    "list_collections", "collection_exists", "collection_metadata", "payload_indexes",
-    "scroll", "points", "points_page", "count", "facet", "key_values", "has_keywords", "search",
-    "neighbours",
-}  # fmt: skip
-WRITES = {
-    "accept_loss", "add_keywords", "create_collection", "update_collection_metadata",
-    "create_index", "delete", "delete_collection", "set_payload", "upsert_points", "write_if",
-    "generations.begin", "generations.commit", "generations.abort", "generations.recover",
-}  # fmt: skip
-OPERATIONS = READS | WRITES
 
 
 def engine_dir(settings: Settings) -> Path:
@@ -70,7 +60,7 @@ def read_record(folder: Path) -> dict[str, Any] | None:
         return None
 
 
-class Owner(socketserver.ThreadingUnixStreamServer):
+class Owner(Dispatch, socketserver.ThreadingUnixStreamServer):
     """The open engine: its operations, run for this process and, on a thread per connection,
     for the others. Reads run in parallel on Edge (its calls release the GIL), writes one at a
     time; local mode has no locks of its own, so there every operation runs alone."""
@@ -78,16 +68,19 @@ class Owner(socketserver.ThreadingUnixStreamServer):
     daemon_threads, block_on_close, request_queue_size = True, False, 128
 
     def __init__(self, engine: VectorBackend, folder: Path) -> None:
-        self.engine, self.folder, self.stopped = engine, folder, False
+        Dispatch.__init__(self, engine)
+        self.folder, self.stopped = folder, False
         self.writes, self.guard = threading.Lock(), threading.Lock()  # guard: clients, stopped
         self._reads = contextlib.nullcontext() if engine.name == "edge" else self.writes
-        self.counts: Counter[str] = Counter()  # operations run, by name (`scoperag status`)
         self.clients: dict[socket.socket, dict[str, Any]] = {}  # connection -> who attached
+        # method -> what takes a connection over from its first request on (the resident
+        # engine's sessions, `server/daemon/`), for a peer of this user only
+        self.services: dict[str, Callable[[socketserver.StreamRequestHandler, dict], None]] = {}
         path = socket_path(folder)
         path.unlink(missing_ok=True)  # a crashed owner's
         previous = os.umask(0o177)  # the socket is made with mode 0600
         try:
-            super().__init__(str(path), _Connection)
+            socketserver.ThreadingUnixStreamServer.__init__(self, str(path), _Connection)
         finally:
             os.umask(previous)
         started = datetime.now(UTC).isoformat(timespec="milliseconds")
@@ -99,27 +92,25 @@ class Owner(socketserver.ThreadingUnixStreamServer):
         os.replace(temporary, folder / RECORD)
         atexit.register(self.stop)  # an exit without `close` still hands the store on
 
-    def run(self, op: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
-        """Run `op`: the one place every operation passes. Writes but `delete_collection`
-        (it only frees space) need room on the disk (`core.engine.disk_space`)."""
-        if op not in OPERATIONS:
-            raise InvalidParameterError("op", op, ", ".join(sorted(OPERATIONS)))
-        kind, _, name = op.rpartition(".")
-        method = getattr(self.engine.generations if kind else self.engine, name)
-        self.counts[op] += 1
-        if op in READS:
+    @contextlib.contextmanager
+    def holding(self, op: str, declared: Operation) -> Iterator[None]:
+        """A read holds the read barrier (and, on local mode, the one lock); a write holds the
+        write lock and needs room on the disk (`core.engine.disk_space`), but
+        `delete_collection`, which only frees space."""
+        if not declared.writes:
             with self._reads, self.engine.generations.reads.reading():
-                return self._call(method, args, kwargs)
+                self._refuse_if_stopped()
+                yield
+            return
         with self.writes:
+            self._refuse_if_stopped()
             if op != "delete_collection":
                 ensure_room(getattr(self.engine, "root", None))  # None: no files here to fill
-            return self._call(method, args, kwargs)
+            yield
 
-    def _call(self, method: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+    def _refuse_if_stopped(self) -> None:
         if self.stopped:
             raise ScoperagError("The store is being closed by the process that owned it.")
-        result = method(*args, **kwargs)
-        return list(result) if isinstance(result, Iterator) else result  # e.g. `points`
 
     def answer(self, connection: socket.socket, request: dict[str, Any]) -> dict[str, Any]:
         """The answer to a request from another process; every failure goes back as itself."""
@@ -162,27 +153,6 @@ class Owner(socketserver.ThreadingUnixStreamServer):
             Path(self.record["socket"]).unlink(missing_ok=True)
 
 
-class ReadOnlyOwner:
-    """The engine of a store this process may not write, run here for this process alone: no
-    lock, socket or record to write (nothing can change the store), and every write refused."""
-
-    def __init__(self, engine: VectorBackend) -> None:
-        self.engine, self.counts = engine, Counter[str]()
-
-    def run(self, op: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
-        if op in WRITES:
-            raise ReadOnlyStoreError(str(getattr(self.engine, "root", "the data dir")))
-        if op not in OPERATIONS:
-            raise InvalidParameterError("op", op, ", ".join(sorted(OPERATIONS)))
-        kind, _, name = op.rpartition(".")
-        self.counts[op] += 1
-        result = getattr(self.engine.generations if kind else self.engine, name)(*args, **kwargs)
-        return list(result) if isinstance(result, Iterator) else result
-
-    def stop(self) -> None:
-        """Nothing to hand on."""
-
-
 class _Connection(socketserver.StreamRequestHandler):
     """One connection from another process: its requests answered in order."""
 
@@ -196,9 +166,22 @@ class _Connection(socketserver.StreamRequestHandler):
             owner.clients[self.request] = {}
         try:
             while (request := wire.receive(self.rfile)) is not None:
+                service = owner.services.get(str(request.get("method")))
+                if service is not None and _peer_uid(self.request) == os.getuid():
+                    service(self, request)  # the connection is the service's until it ends
+                    return
                 wire.send(self.wfile, owner.answer(self.request, request))
         except (OSError, ValueError, wire.WireError):
             pass  # the other process went away mid-message, or did not speak this protocol
         finally:
             with owner.guard:
                 owner.clients.pop(self.request, None)
+
+
+def _peer_uid(connection: socket.socket) -> int | None:
+    """The user id of the process at the other end of `connection` (Linux's SO_PEERCRED)."""
+    try:
+        credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+    except (OSError, AttributeError):
+        return None
+    return int.from_bytes(credentials[4:8], sys.byteorder)

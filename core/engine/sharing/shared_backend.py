@@ -9,35 +9,37 @@ import contextlib
 import copy
 import threading
 import time
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from scoperag.core.config.settings import Settings
 from scoperag.core.engine.backend import VectorBackend
 from scoperag.core.engine.collections import open_backend
 from scoperag.core.engine.generations import Generations
+from scoperag.core.engine.operations import EngineOperations, implemented
 from scoperag.core.engine.sharing import wire
 from scoperag.core.engine.sharing.channel import Connection, OwnerUnreachableError
-from scoperag.core.engine.sharing.owner import Owner, ReadOnlyOwner, engine_dir, read_record
+from scoperag.core.engine.sharing.dispatch import Dispatch
+from scoperag.core.engine.sharing.owner import Owner, engine_dir, read_record
 from scoperag.core.errors import ScoperagError, StoreLockedError
 
-if TYPE_CHECKING:
-    from qdrant_client import models
-
-    from scoperag.core.engine.search_request import SearchRequest, SearchResult
-
 TAKEOVER_SECONDS = 30.0  # how long to wait for a new owner to listen before giving up
+# what a collection is (not what it holds): read once per version of its collection.json
+DEFINITION = frozenset(
+    {"collection_exists", "collection_metadata", "has_keywords", "payload_indexes"}
+)
 
 
+@implemented(EngineOperations, lambda backend, op, args, kwargs: backend.call(op, *args, **kwargs))
 class SharedBackend(VectorBackend):
-    """Every `VectorBackend` operation, run here (owner) or in the owner process (attached)."""
+    """Every `EngineOperations` operation, run here (owner) or in the owner process (attached):
+    each is `call(name, ...)`."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings, self.name = settings, settings.effective_backend
         self.folder = engine_dir(settings)
         self.generations = _Generations(self)  # type: ignore[misc]  # replaces the cached one
         self._lock = threading.Lock()  # of the fields below but `_cache`
-        self._owner: Owner | ReadOnlyOwner | None = None
+        self._owner: Dispatch | None = None
         self._record: dict[str, Any] | None = None  # the answering owner's, while attached
         self._connections: dict[int, Connection] = {}  # by calling thread; replaced on takeover
         self._cache: dict[tuple[str, str], tuple[Any, Any]] = {}
@@ -47,6 +49,11 @@ class SharedBackend(VectorBackend):
     def role(self) -> str:
         """`owner` if this process holds the engine, else `attached`."""
         return "owner" if self._owner is not None else "attached"
+
+    @property
+    def owner(self) -> Owner | None:
+        """The server of the store's socket, if this process owns a store it may write."""
+        return self._owner if isinstance(self._owner, Owner) else None
 
     def _open(self) -> None:
         """Open the engine and serve it, or attach to the process that has it open."""
@@ -67,7 +74,7 @@ class SharedBackend(VectorBackend):
                 time.sleep(0.05)
                 continue
             if getattr(engine, "read_only", False):
-                self._owner = ReadOnlyOwner(engine)
+                self._owner = Dispatch(engine, writable=False)
                 return
             try:
                 self._owner = Owner(engine, self.folder)
@@ -77,7 +84,13 @@ class SharedBackend(VectorBackend):
             return
 
     def call(self, op: str, *args: Any, **kwargs: Any) -> Any:
-        """Run `op` where the engine is open; once more after a takeover if the owner left."""
+        """Run `op` where the engine is open (a `DEFINITION` read once per version of it)."""
+        if op in DEFINITION:
+            return self._known(op, *args, **kwargs)
+        return self._anywhere(op, args, kwargs)
+
+    def _anywhere(self, op: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Run `op` here or in the owner; once more after a takeover if the owner left."""
         connections = self._connections
         try:
             return self._run(op, args, kwargs)
@@ -120,7 +133,7 @@ class SharedBackend(VectorBackend):
         """`op` on `collection`, read once per version of its collection.json on Edge (a
         collection re-created or re-written, e.g. by `add_keywords`, is a new version)."""
         if self.name != "edge":
-            return self.call(op, collection)
+            return self._anywhere(op, (collection,), {})
         try:
             info = (self.folder / collection / "collection.json").stat()
             version: Any = (info.st_ino, info.st_size, info.st_mtime_ns)
@@ -130,49 +143,9 @@ class SharedBackend(VectorBackend):
             return False
         cached = self._cache.get((op, collection))
         if cached is None or cached[0] != version:
-            cached = self._cache[(op, collection)] = (version, self.call(op, collection))
+            answer = self._anywhere(op, (collection,), {})
+            cached = self._cache[(op, collection)] = (version, answer)
         return copy.deepcopy(cached[1])
-
-    def collection_exists(self, collection: str) -> bool:
-        return self._known("collection_exists", collection)
-
-    def collection_metadata(self, collection: str) -> dict[str, Any]:
-        return self._known("collection_metadata", collection)
-
-    def has_keywords(self, collection: str) -> bool:
-        return self._known("has_keywords", collection)
-
-    def payload_indexes(self, collection: str) -> dict[str, str]:
-        return self._known("payload_indexes", collection)
-
-    def update_collection_metadata(self, collection: str, changes: dict[str, Any]) -> None:
-        self.call("update_collection_metadata", collection, changes)
-
-    def points(self, collection: str, batch_size: int = 512) -> Iterator[list[models.Record]]:
-        return iter(self.call("points", collection, batch_size))
-
-    # The other operations, as the owner's engine runs them (see `VectorBackend`), a line each.
-    # fmt: off
-    def search(self, request: SearchRequest) -> SearchResult: return self.call("search", request)
-    def list_collections(self) -> list[str]: return self.call("list_collections")
-    def neighbours(self, *a: Any, **k: Any) -> list[Any]: return self.call("neighbours", *a, **k)
-    def add_keywords(self, *a: Any, **k: Any) -> int: return self.call("add_keywords", *a, **k)
-    def accept_loss(self, *a: Any, **k: Any) -> int: return self.call("accept_loss", *a, **k)
-    def create_index(self, *a: Any, **k: Any) -> None: self.call("create_index", *a, **k)
-    def create_collection(self, *a: Any, **k: Any) -> None: self.call("create_collection", *a, **k)
-    def delete(self, *a: Any, **k: Any) -> None: self.call("delete", *a, **k)
-    def delete_collection(self, *a: Any, **k: Any) -> None: self.call("delete_collection", *a, **k)
-    def scroll(self, *a: Any, **k: Any) -> list[models.Record]: return self.call("scroll", *a, **k)
-    def count(self, *a: Any, **k: Any) -> int: return self.call("count", *a, **k)
-    def points_page(self, *a: Any, **k: Any) -> tuple[list[models.Record], int | str | None]:
-        records, cursor = self.call("points_page", *a, **k)
-        return records, cursor
-    def facet(self, *a: Any, **k: Any) -> dict[Any, int]: return self.call("facet", *a, **k)
-    def key_values(self, *a: Any, **k: Any) -> list[Any]: return self.call("key_values", *a, **k)
-    def set_payload(self, *a: Any, **k: Any) -> None: self.call("set_payload", *a, **k)
-    def upsert_points(self, *a: Any, **k: Any) -> None: self.call("upsert_points", *a, **k)
-    def write_if(self, *a: Any, **k: Any) -> None: self.call("write_if", *a, **k)
-    # fmt: on
 
     @property
     def engine(self) -> VectorBackend:
@@ -191,15 +164,12 @@ class SharedBackend(VectorBackend):
             owner.engine.close()
 
 
+@implemented(
+    Generations,
+    lambda registry, op, args, kwargs: registry.call(f"generations.{op}", *args, **kwargs),
+)
 class _Generations(Generations):
     """The owner's generation registry, changed only there under its lock."""
 
     def __init__(self, backend: SharedBackend) -> None:
         self.call = backend.call
-
-    # fmt: off
-    def begin(self, *a: Any) -> str: return self.call("generations.begin", *a)
-    def commit(self, *a: Any) -> None: self.call("generations.commit", *a)
-    def abort(self, *a: Any) -> None: self.call("generations.abort", *a)
-    def recover(self, *a: Any) -> int: return self.call("generations.recover", *a)
-    # fmt: on

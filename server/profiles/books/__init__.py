@@ -1,6 +1,7 @@
 """The books profile: questions about a book answered without spoilers past the reader."""
 
 from scoperag.server.profiles.declaration import DeleteTarget, Profile, Sample
+from scoperag.server.results.shape import HitShape
 
 PROFILE = Profile(
     name="books",
@@ -18,6 +19,7 @@ PROFILE = Profile(
     },
     python_api="scoperag.server.profiles.books.python_api:BookProfile",
     state="scoperag.server.profiles.books.reading_state",
+    hits={"search_book": HitShape("passages", "text", ("chapter", "pos_start", "pos_end"))},
     source="{book_id}, sentences {pos_start}-{pos_end} ({chapter_title})",
     sample=Sample("pride-and-prejudice-ch1-3.txt", "scoperag ingest books {path} --book-id pride"),
     groups={"books": "book_id"},

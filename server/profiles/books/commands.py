@@ -3,29 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import click
 
 from scoperag.server.cli.support import window_options
-
-
-def _chunk_bar() -> Callable[[int, int], None]:
-    """A tqdm bar of embedded chunks on a terminal (silent elsewhere)."""
-    from tqdm import tqdm
-
-    bar = tqdm(desc="book", unit="chunk", disable=not sys.stderr.isatty())
-
-    def update(done: int, total: int) -> None:
-        bar.total = total
-        bar.n = done
-        bar.refresh()
-        if done >= total:
-            bar.close()
-
-    return update
 
 
 def register(cli: click.Group, ingest: click.Group) -> None:
@@ -54,30 +36,25 @@ def register(cli: click.Group, ingest: click.Group) -> None:
     ) -> None:
         """Ingest a plain-text book (UTF-8); re-ingesting a book id replaces that book. The
         chunking given is recorded with the collection and kept until changed."""
-        from scoperag.pipelines.book import BookRejectedError, BookReport, ingest_book
-        from scoperag.server.cli.support import load_settings, run_friendly
+        from scoperag.pipelines.book import ingest_book
+        from scoperag.server.cli.support import load_settings, progress_bar
         from scoperag.server.runtime import Runtime
 
         runtime = Runtime(load_settings())
 
-        def run() -> BookReport:
-            try:
-                return ingest_book(
-                    path,
-                    runtime.backend,
-                    runtime.embedder,
-                    book_id,
-                    title,
-                    last_chapter,
-                    _chunk_bar(),
-                    {"window": window, "window_overlap": window_overlap},
-                )
-            except BookRejectedError as exc:
-                raise click.ClickException(f"{path.name}: not ingested, {exc}.") from None
-            finally:
-                runtime.close()
-
-        report = run_friendly(run)
+        try:
+            report = ingest_book(
+                path,
+                runtime.backend,
+                runtime.embedder,
+                book_id,
+                title,
+                last_chapter,
+                progress_bar("book", "chunk"),
+                {"window": window, "window_overlap": window_overlap},
+            )
+        finally:
+            runtime.close()
         if as_json:
             click.echo(json.dumps(report.model_dump(), indent=2))
         else:

@@ -1,6 +1,10 @@
 """The dnd profile: D&D 5e content (Open5e) looked up and searched by source document."""
 
 from scoperag.server.profiles.declaration import DeleteTarget, Profile, Sample, SearchTool
+from scoperag.server.results.shape import HitShape
+
+# the kinds a `lookup_<kind>` tool returns
+LOOKUP_KINDS = ("spell", "creature", "equipment", "character_option", "rule")
 
 PROFILE = Profile(
     name="dnd",
@@ -19,6 +23,10 @@ PROFILE = Profile(
         "ingest": "ingest_dnd",
     },
     retriever=SearchTool("search", "limit"),
+    hits={
+        tool: HitShape("results", "text", ("name", "document"))
+        for tool in ("search_dnd_content", *(f"lookup_{kind}" for kind in LOOKUP_KINDS))
+    },
     source="{document} · {kind} {name}",
     sample=Sample("dnd", "scoperag ingest dnd {path}"),
     groups={"documents": "document"},

@@ -1,6 +1,7 @@
 """The docs profile: shared documents searched by scope, status, type, agent and update time."""
 
 from scoperag.server.profiles.declaration import DeleteTarget, Profile, Sample, SearchTool
+from scoperag.server.results.shape import HitShape
 
 PROFILE = Profile(
     name="docs",
@@ -14,6 +15,7 @@ PROFILE = Profile(
         "ingest": "ingest_docs",
     },
     retriever=SearchTool("search", "top_k"),
+    hits={"elf_docs_search_l0": HitShape("hits", "text", ("doc_id", "chunk_index"))},
     source="{doc_id} (chunk {chunk_index}) · {title}",
     sample=Sample("docs.jsonl", "scoperag ingest docs {path}"),
     groups={"documents": "doc_id"},

@@ -1,6 +1,7 @@
 """The memory profile: short memories stored and searched by tags, dates and type."""
 
 from scoperag.server.profiles.declaration import DeleteTarget, Profile, Sample, SearchTool
+from scoperag.server.results.shape import HitShape
 
 PROFILE = Profile(
     name="memory",
@@ -23,6 +24,10 @@ PROFILE = Profile(
     retriever=SearchTool("search", "page_size"),
     hashes=("content_hash", "content"),
     states="scoperag.server.profiles.memory.expiry:states",
+    hits={
+        "search": HitShape("memories", "content", ("content_hash",)),
+        "memory_history": HitShape("versions", "content", ("content_hash", "version")),
+    },
     source="memory {content_hash:.12} · {memory_type} · tags {tags} · {created_at:.10}",
     sample=Sample("memories.json", "scoperag ingest memory {path}"),
     groups={"tags": "tags", "types": "memory_type"},

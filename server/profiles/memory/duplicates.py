@@ -10,20 +10,15 @@ from typing import Any
 
 from qdrant_client import models
 
-from scoperag.core.contracts.memory import (
-    COLLECTION,
-    MEMORY_TYPE,
-    TAGS_ANY,
-    current_memories,
-    normalise_tags,
-)
+from scoperag.core.contracts.memory import COLLECTION, CURRENT, TAGS_ANY, normalise_tags
 from scoperag.core.engine.vector_names import DENSE_VECTOR
 from scoperag.core.errors import InvalidParameterError
 from scoperag.core.filters.fields import build_filter, empty_selection
 from scoperag.server.profiles.memory.models import (
+    DUPLICATE_FILTERS,
     DuplicateGroup,
     DuplicateMember,
-    FindDuplicatesParams,
+    DuplicatesOptions,
     FindDuplicatesResult,
 )
 from scoperag.server.runtime import Runtime
@@ -38,9 +33,8 @@ _MEMBER_KEYS = [key for key in DuplicateMember.model_fields if key != "similarit
 def candidate_filter(tags: list[str] | None, memory_type: str | None) -> models.Filter | None:
     """The memories compared: current ones (neither superseded nor expired), with any of the
     tags and of the type, as `search` filters them."""
-    current = current_memories(time.time(), include_superseded=False, include_expired=False)
     values = {"tags": tags, "memory_type": memory_type}
-    return build_filter([TAGS_ANY, MEMORY_TYPE], values, extra=current)
+    return build_filter([*DUPLICATE_FILTERS, *CURRENT], values, now=time.time())
 
 
 def normalised(text: str) -> str:
@@ -54,11 +48,11 @@ class Duplicates:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
 
-    def find(self, params: FindDuplicatesParams) -> FindDuplicatesResult:
+    def find(self, params: DuplicatesOptions) -> FindDuplicatesResult:
         return find_duplicates(self.runtime, params)
 
 
-def find_duplicates(runtime: Runtime, params: FindDuplicatesParams) -> FindDuplicatesResult:
+def find_duplicates(runtime: Runtime, params: DuplicatesOptions) -> FindDuplicatesResult:
     """Groups of duplicates, largest first then newest first, at most `params.limit`."""
     threshold = params.threshold
     if not 0 < threshold <= 1:  # NaN included

@@ -8,12 +8,16 @@ one is skipped and counted.
   "tags", "created_at", "updated_at", "memory_type", "metadata"}, ...]}` (times as Unix seconds,
   or `created_at_iso` / `updated_at_iso` text);
 - `mem0`: a JSON array (or `{"results": [...]}`) of `{"memory" | "text" | "content", "user_id",
-  "agent_id", "run_id", "metadata", "created_at", "updated_at"}`; the user, agent and run become
-  the tags `user:ID`, `agent:ID`, `run:ID`;
+  "agent_id", "run_id", "actor_id", "categories", "role", "metadata", "created_at",
+  "updated_at"}`; the user, agent, run and actor become the tags `user:ID`, `agent:ID`,
+  `run:ID`, `actor:ID`, the categories tags too;
 - `mcp-server-memory`: the MCP reference memory server's `memory.json`, JSON Lines of entities
   `{"type": "entity", "name", "entityType", "observations": [...]}` (one memory per observation,
   tagged with the entity's name and type) and relations `{"type": "relation", "from", "to",
   "relationType"}` (one memory each: "FROM RELATION TO", tagged with both ends).
+
+Where a format defines a list (tags, categories, observations), one value given alone is one
+item. Each field found that is not kept is named in the report's `dropped`, with why.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from scoperag.core.contracts.memory import MemoryPayload, parse_moment, rfc3339
 from scoperag.core.errors import ScoperagError
+from scoperag.core.progress import Progress
 from scoperag.pipelines.memories import make_memory, store_memories
 
 if TYPE_CHECKING:
@@ -36,7 +41,6 @@ if TYPE_CHECKING:
     from scoperag.server.runtime import Runtime
     from scoperag.server.transfer.reports import ImportReport
 
-Progress = Callable[[int, int], None]
 Item = tuple[str, Callable[[], MemoryPayload]]  # where it is in the file, how to build it
 SERVICE, MEM0, GRAPH = "mcp-memory-service", "mem0", "mcp-server-memory"
 FORMATS = (SERVICE, MEM0, GRAPH)
@@ -88,11 +92,49 @@ def detect(text: str) -> str | None:
     return None
 
 
-def _service(text: str) -> Iterator[Item]:
+# The fields each format defines that are not kept, and why (any other field is named too).
+DROPPED = {
+    SERVICE: {
+        "content_hash": "scoperag keys a memory by the sha256 of its text, computed again",
+        "embedding": "the text is embedded again with this store's embedder",
+    },
+    MEM0: {
+        "hash": "mem0's hash of the text; scoperag keys a memory by its sha256",
+        "score": "a search's score, not part of the memory",
+        "immutable": "scoperag keeps every memory's versions",
+        "expiration_date": "not read: set expires_at with update_memory",
+    },
+}
+MAPPED = {
+    SERVICE: {"content", "tags", "memory_type", "metadata"}
+    | {"created_at", "created_at_iso", "updated_at", "updated_at_iso"},
+    MEM0: {*_MEM0_TEXT, "id", "user_id", "agent_id", "run_id", "actor_id", "role", "categories"}
+    | {"metadata", "memory_type", "created_at", "updated_at"},
+    GRAPH: {"type", "name", "entityType", "observations", "from", "to", "relationType"},
+}
+
+
+def _as_list(value: Any) -> list[Any]:
+    """A list the format defines, where one item may be given alone (a string: one item)."""
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def _note_dropped(format: str, item: dict[str, Any], report: ImportReport) -> None:
+    """Name in `report` each field of `item` that is not kept."""
+    for key in sorted(set(item) - MAPPED[format]):
+        if key not in report.dropped:
+            reasons = DROPPED.get(format, {})
+            report.dropped[key] = reasons.get(key, f"not a field scoperag maps from {format}")
+
+
+def _service(text: str, report: ImportReport) -> Iterator[Item]:
     for index, item in enumerate(json.loads(text)["memories"]):
         if not isinstance(item, dict):
             yield f"memory {index}", partial(_refuse, "not a JSON object")
             continue
+        _note_dropped(SERVICE, item, report)
         yield (
             f"memory {index}",
             partial(
@@ -107,22 +149,25 @@ def _service(text: str) -> Iterator[Item]:
         )
 
 
-def _mem0(text: str) -> Iterator[Item]:
+def _mem0(text: str, report: ImportReport) -> Iterator[Item]:
     for index, item in enumerate(_mem0_items(json.loads(text))):
         if not isinstance(item, dict):
             yield f"memory {index}", partial(_refuse, "not a JSON object")
             continue
-        owners = {kind: item.get(f"{kind}_id") for kind in ("user", "agent", "run")}
+        _note_dropped(MEM0, item, report)
+        owners = {kind: item.get(f"{kind}_id") for kind in ("user", "agent", "run", "actor")}
         tags = [f"{kind}:{owner}" for kind, owner in owners.items() if owner is not None]
         metadata = item.get("metadata")
+        kept = {"mem0_id": item.get("id"), "role": item.get("role")}
         if metadata is None or isinstance(metadata, dict):
-            metadata = {**(metadata or {}), **({"mem0_id": item["id"]} if "id" in item else {})}
+            given = {key: value for key, value in kept.items() if value is not None}
+            metadata = {**(metadata or {}), **given}
         yield (
             f"memory {index}",
             partial(
                 _memory,
                 _first(item, *_MEM0_TEXT),
-                [*tags, *(item.get("categories") or [])],
+                [*tags, *_as_list(item.get("categories"))],
                 item.get("memory_type"),
                 item.get("created_at"),
                 item.get("updated_at"),
@@ -131,16 +176,18 @@ def _mem0(text: str) -> Iterator[Item]:
         )
 
 
-def _graph(text: str) -> Iterator[Item]:
+def _graph(text: str, report: ImportReport) -> Iterator[Item]:
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         record = _whole(line)
         kind = record.get("type") if isinstance(record, dict) else None
+        if kind in ("entity", "relation"):
+            _note_dropped(GRAPH, record, report)
         if kind == "entity":
             name, entity_type = record.get("name"), record.get("entityType")
             about = {"entity": name, "entity_type": entity_type}
-            for observation in record.get("observations") or []:
+            for observation in _as_list(record.get("observations")):
                 build = partial(
                     _memory, observation, [name, entity_type], "observation", None, None, about
                 )
@@ -158,7 +205,7 @@ def _refuse(reason: str) -> MemoryPayload:
     raise ScoperagError(reason)
 
 
-READERS: dict[str, Callable[[str], Iterator[Item]]] = {
+READERS: dict[str, Callable[[str, ImportReport], Iterator[Item]]] = {
     SERVICE: _service,
     MEM0: _mem0,
     GRAPH: _graph,
@@ -171,7 +218,7 @@ def import_text(
     """Store every memory of `text` (in `format`), counting duplicates and refusals in
     `report`."""
     memories = []
-    for where, build in READERS[format](text):
+    for where, build in READERS[format](text, report):
         try:
             memories.append(build())
         except (ScoperagError, ValueError, TypeError) as exc:

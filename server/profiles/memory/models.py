@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, Field
 
+from scoperag.core.contracts import memory
 from scoperag.core.filters.params import (
     MAX_METADATA_BYTES,
     Explain,
@@ -20,21 +21,18 @@ from scoperag.core.filters.params import (
 )
 from scoperag.retrievers.explain import HitExplanation, ResultExplanation
 from scoperag.server.mcp.ingest_calls import BELOW_ALLOWED
+from scoperag.server.mcp.tooling import params_model
 from scoperag.server.profiles.memory.toon_output import PageFigures
+from scoperag.server.results.shape import Scored
 
 Mode = Literal["hybrid", "tag", "faceted"]
 EXPIRES_AT = "RFC 3339 time with a zone (e.g. 2026-03-01T09:00:00Z); hidden from search after it."
 CURRENT_HASH = "A current memory's hash, or a unique prefix of it"
-FACETS = ("tags", "start_date", "end_date", "memory_type")
-# The facets each mode applies; a facet given to a mode that does not use it is named in `note`.
-MODE_FACETS: dict[str, tuple[str, ...]] = {
-    "hybrid": ("tags", "memory_type"),
-    "tag": ("tags", "start_date", "end_date"),
-    "faceted": FACETS,
-}
 
 
-class SearchParams(StrictParams):
+class SearchOptions(StrictParams):
+    """`search`'s own parameters; its filters are `MEMORY_FILTERS` (see `search_params`)."""
+
     query: OptionalQuery = Field(
         default="",
         description="What to look for, in natural language. Empty: newest memories first.",
@@ -48,38 +46,19 @@ class SearchParams(StrictParams):
             "newest first without one."
         ),
     )
-    tags: Name | Names | None = Field(
-        default=None, description="Tags to match: a list, or one comma-separated string."
-    )
-    match_all: bool = Field(
-        default=False, description="True: a memory must carry every tag; False: any of them."
-    )
-    start_date: Name | None = Field(
-        default=None, description="First day, YYYY-MM-DD (inclusive, UTC). faceted/tag modes."
-    )
-    end_date: Name | None = Field(
-        default=None, description="Last day, YYYY-MM-DD (inclusive, UTC). faceted/tag modes."
-    )
-    memory_type: Name | None = Field(
-        default=None, description="Only memories of this type, e.g. decision, learning, note."
-    )
     page: int = Field(default=1, ge=1, le=1_000_000, description="Page number, from 1.")
     page_size: int = Field(default=10, ge=1, le=100, description="Memories per page (1-100).")
     min_similarity: float = Field(
-        default=0.6,
-        ge=0.0,
+        default=0.2,
+        ge=-1.0,
         le=1.0,
         description=(
-            "Ranked searches only: the lowest relevance a result may have, on the scale "
-            "(1 + cosine similarity) / 2 from 0 to 1 (0.5 = unrelated; 0.6 = cosine 0.2). "
+            "Ranked searches only: the lowest cosine similarity to the query a result may have, "
+            "-1 to 1 (0 = unrelated; -1 = no floor), the scale of each result's similarity. "
             "It bounds every result: keyword matches reorder results above it, never add any "
             "below it. The note says how many memories it hid and the best of them."
         ),
     )
-    include_superseded: bool = Field(
-        default=False, description="Also versions an update or a merge replaced."
-    )
-    include_expired: bool = Field(default=False, description="Also memories past expires_at.")
     date_boost: bool = Field(
         default=True,
         description=(
@@ -91,7 +70,15 @@ class SearchParams(StrictParams):
     explain: Explain = False
 
 
-class MemoryRow(BaseModel):
+def search_params() -> type[SearchOptions]:
+    """`search`'s parameters: its options and one parameter per memory filter (read when the
+    tools are built, so a filter added to `MEMORY_FILTERS` is a parameter)."""
+    return params_model("SearchParams", SearchOptions, memory.MEMORY_FILTERS)
+
+
+class StoredMemory(BaseModel):
+    """A memory as it is stored."""
+
     content: str
     tags: list[str]
     memory_type: str
@@ -103,16 +90,6 @@ class MemoryRow(BaseModel):
     superseded_by: str | None = Field(
         default=None, description="The version that replaced it (null: it is current)."
     )
-    score: float | None = Field(
-        default=None,
-        description="What ranked results are ordered by: meaning and keywords fused (ranked only).",
-    )
-    similarity: float | None = Field(
-        default=None,
-        description="Relevance, (1 + cosine similarity) / 2 in [0, 1], the scale of "
-        "min_similarity (ranked only).",
-    )
-    explain: HitExplanation = None
 
     @classmethod
     def of(cls, payload: dict[str, Any]) -> Self:
@@ -120,6 +97,12 @@ class MemoryRow(BaseModel):
         row = cls(**{key: payload[key] for key in cls.model_fields if key in payload})
         row.updated_at = row.updated_at or row.created_at
         return row
+
+
+class MemoryRow(StoredMemory, Scored):
+    """A memory found: a ranked search's hit carries its figures."""
+
+    explain: HitExplanation = None
 
 
 class SearchResult(PageFigures):
@@ -134,7 +117,7 @@ class SearchResult(PageFigures):
 
 class StoreMemoryParams(StrictParams):
     content: Text = Field(description="The memory, a short self-contained text.")
-    tags: Names | Name | None = Field(
+    tags: Names | None = Field(
         default=None, description="Tags: a list, or one comma-separated string."
     )
     memory_type: Name | None = Field(
@@ -144,7 +127,7 @@ class StoreMemoryParams(StrictParams):
         default=None,
         description=f"Any JSON object kept with the memory (at most {MAX_METADATA_BYTES} bytes).",
     )
-    supersedes: Names | Name | None = Field(
+    supersedes: Names | None = Field(
         default=None,
         description="Current memories this one replaces (hashes, or unique prefixes of them).",
     )
@@ -162,7 +145,7 @@ class StoreMemoryResult(BaseModel):
 class UpdateMemoryParams(StrictParams):
     content_hash: Name = Field(description=CURRENT_HASH)
     content: Text | None = Field(default=None, description="New text (default: kept).")
-    tags: Names | Name | None = Field(default=None, description="New tags (default: kept).")
+    tags: Names | None = Field(default=None, description="New tags (default: kept).")
     memory_type: Name | None = Field(default=None, description="New type (default: kept).")
     metadata: Metadata | None = Field(default=None, description="New metadata (default: kept).")
     expires_at: Name | None = Field(default=None, description=EXPIRES_AT + " Default: kept.")
@@ -179,13 +162,17 @@ class MemoryHistoryParams(StrictParams):
     content_hash: Name = Field(description="Any version's hash, or a unique prefix of it.")
 
 
-class VersionRow(MemoryRow):
+class VersionRow(StoredMemory):
     supersedes: list[str] = Field(default_factory=list, description="The hashes it replaced.")
 
 
 class MemoryHistoryResult(BaseModel):
     content_hash: str = Field(description="The hash the history was asked for.")
-    versions: list[VersionRow] = Field(description="Every version, oldest first.")
+    versions: list[VersionRow] = Field(
+        description="Every version, oldest first (the newest 10,000 of a longer line)."
+    )
+    total: int | None = Field(default=None, description="Versions the line has in all.")
+    note: str | None = Field(default=None, description="How many versions are not shown.")
 
 
 class MergeMemoriesParams(StrictParams):
@@ -201,6 +188,11 @@ class DeleteMemoryParams(StrictParams):
     content_hash: Name = Field(
         description="The memory's sha256, as search or store_memory gave it."
     )
+    whole_line: bool = Field(
+        default=False,
+        description="Delete every version of the memory's line, not only this one (by "
+        "default the version it replaced becomes current again).",
+    )
 
 
 class DeleteMemoryResult(BaseModel):
@@ -213,24 +205,20 @@ class IngestMemoriesParams(StrictParams):
     path: FilePath = Field(description=f"A JSON file {BELOW_ALLOWED}.")
 
 
-class FindDuplicatesParams(StrictParams):
+class DuplicatesOptions(StrictParams):
     threshold: float = Field(
         default=0.92,
         description="Memories whose embeddings have at least this cosine similarity are "
         "duplicates: greater than 0 and at most 1 (1 = the same embedding only).",
         json_schema_extra={"exclusiveMinimum": 0, "maximum": 1},
     )
-    tags: Name | Names | None = Field(
-        default=None,
-        description="Only memories carrying any of these tags: a list, or one comma-separated "
-        "string.",
-    )
-    memory_type: Name | None = Field(
-        default=None, description="Only memories of this type, e.g. decision, learning, note."
-    )
     limit: int = Field(
         default=20, ge=1, le=1000, description="Groups returned at most, largest first (1-1000)."
     )
+
+
+DUPLICATE_FILTERS = [memory.TAGS_ANY, memory.MEMORY_TYPE]
+FindDuplicatesParams = params_model("FindDuplicatesParams", DuplicatesOptions, DUPLICATE_FILTERS)
 
 
 class DuplicateMember(BaseModel):

@@ -2,30 +2,29 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from typing import TYPE_CHECKING, Any
 
 from fastmcp.tools import ToolResult
+from pydantic import ValidationError
 
+from scoperag.core.contracts import memory
 from scoperag.core.contracts.memory import (
     COLLECTION,
     CONTENT_HASH,
     END_DATE,
-    MEMORY_TYPE,
     ORDER_KEY,
     START_DATE,
-    TAGS_ALL,
-    TAGS_ANY,
+    TAGS,
     TIME_KEY,
     current_memories,
-    day_end,
-    day_start,
     normalise_tags,
-    parse_day,
 )
 from scoperag.core.errors import InvalidParameterError
-from scoperag.core.filters.fields import build_filter, empty_selection
+from scoperag.core.filters.days import day_end
+from scoperag.core.filters.fields import FieldType, FilterableField, build_filter, empty_selection
 from scoperag.pipelines.memory_order import backfill_order, order_bound
 from scoperag.retrievers.explain import explained
 from scoperag.retrievers.named_dates import named_date
@@ -33,18 +32,18 @@ from scoperag.retrievers.ranked import RankedPage, ranked_page
 from scoperag.retrievers.searches import BrowseSearch, HybridSearch, TextQuery
 from scoperag.server.mcp.unknown_values import unknown_value_notes
 from scoperag.server.profiles.memory.models import (
-    FACETS,
-    MODE_FACETS,
     DeleteMemoryParams,
     DeleteMemoryResult,
     MemoryRow,
     Mode,
-    SearchParams,
+    SearchOptions,
     SearchResult,
     StoreMemoryParams,
     StoreMemoryResult,
 )
 from scoperag.server.profiles.memory.toon_output import PageFigures, toon_result
+from scoperag.server.results.hits import drop_names
+from scoperag.server.results.shape import Scored, engine_figures
 from scoperag.server.runtime import Runtime
 
 MAX_RANKED = 1000  # ranked results stop at this many (the most similar)
@@ -55,31 +54,36 @@ EMPTY_HINT = (
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
-def relevance(cosine: float) -> float:
-    """The peer's relevance scale: (1 + cosine) / 2, from 0 (opposite) to 1 (same meaning)."""
-    return (1.0 + cosine) / 2.0
-
-
-def cosine_floor(min_similarity: float) -> float:
-    """The cosine similarity at which relevance is `min_similarity`."""
-    return 2.0 * min_similarity - 1.0
-
-
 if TYPE_CHECKING:
     from qdrant_client.models import ScoredPoint
 
-_SCORES = {"score", "similarity", "explain"}  # not from the payload
+logger = logging.getLogger(__name__)
+_SCORES = {*Scored.model_fields, "explain"}  # not from the payload
 _ROW_KEYS = [key for key in MemoryRow.model_fields if key not in _SCORES]  # a row's payload
 
 
 def _row(payload: dict[str, Any], hit: ScoredPoint | None = None) -> MemoryRow:
-    """A memory as listed; a ranked hit adds its order score and its relevance."""
+    """A memory as listed; a ranked hit adds its figures (4 decimals: the rows are read)."""
     row = MemoryRow.of(payload)
-    if hit is not None:
-        similarity = round(relevance(hit.score), 4)
-        row.similarity = similarity
-        row.score = similarity if hit.order_value is None else round(hit.order_value, 4)
-    return row
+    return row if hit is None else row.model_copy(update=engine_figures(hit, digits=4))
+
+
+def _rows(found: list[Any], ranked: bool) -> tuple[list[MemoryRow], list[str]]:
+    """The rows of the points found (hits when `ranked`), leaving out, with a note and a
+    warning, a stored payload that does not fit a memory: one record never breaks a search."""
+    rows, unreadable = [], []
+    for point in found:
+        try:
+            rows.append(_row(point.payload or {}, point if ranked else None))
+        except ValidationError as exc:
+            unreadable.append(str(point.id))
+            logger.warning("memory point %s is not readable, left out: %s", point.id, exc)
+    if not unreadable:
+        return rows, []
+    return rows, [
+        f"{len(unreadable)} stored memories could not be read and were left out (points "
+        f"{', '.join(unreadable[:5])}); `scoperag check` lists them"
+    ]
 
 
 def _floor_note(page: RankedPage, min_similarity: float) -> str | None:
@@ -87,7 +91,7 @@ def _floor_note(page: RankedPage, min_similarity: float) -> str | None:
         return None
     return (
         f"min_similarity {min_similarity} hid {page.hidden} more matching memories (best "
-        f"relevance {relevance(page.best_hidden):.3f}); lower it to see them"
+        f"similarity {page.best_hidden:.3f}); lower it to see them"
     )
 
 
@@ -121,8 +125,35 @@ class MemoryService:
             runtime.backend, runtime.embedder, [memory], data_dir=runtime.settings.data_dir
         )
         stored = bool(report.stored)
-        message = "Stored." if stored else "Already stored (same content): nothing changed."
+        message = "Stored." if stored else self._already_stored(memory.content_hash)
         return StoreMemoryResult(content_hash=memory.content_hash, stored=stored, message=message)
+
+    def _already_stored(self, hash_: str) -> str:
+        """What a store of text stored already says: "Already stored" only of a memory search
+        finds; else why search hides it and how to make it current."""
+        from scoperag.server.data_admin import HASH_SHOWN
+
+        backend = self.runtime.backend
+        shown = current_memories(time.time(), include_superseded=False, include_expired=False)
+        if backend.count(COLLECTION, build_filter([CONTENT_HASH], {"content_hash": hash_}, shown)):
+            return "Already stored (same content): nothing changed."
+        [record] = backend.scroll(
+            COLLECTION, build_filter([CONTENT_HASH], {"content_hash": hash_}), 1
+        )
+        payload = record.payload or {}
+        if payload.get("superseded_by"):
+            why = (
+                f"it is version {payload.get('version', 1)} of a memory, replaced by "
+                f"{payload['superseded_by'][:HASH_SHOWN]}"
+            )
+            fix = (
+                f"to make this text current again, update the current version "
+                f"(memory_history {hash_[:HASH_SHOWN]} shows it) with this content"
+            )
+        else:
+            why = f"it expired at {payload.get('expires_at')}"
+            fix = "update it with a later expires_at to show it again"
+        return f"This text is stored, but search hides it: {why}. Nothing changed; {fix}."
 
     def delete(self, params: DeleteMemoryParams) -> DeleteMemoryResult:
         hash_ = params.content_hash.strip().lower()
@@ -130,38 +161,40 @@ class MemoryService:
             raise InvalidParameterError(
                 "content_hash", params.content_hash, "the 64-character hex sha256 of a memory"
             )
-        deleted = self._delete(hash_)
-        message = "Deleted." if deleted else "No memory has this content_hash; nothing deleted."
-        return DeleteMemoryResult(content_hash=hash_, deleted=deleted, message=message)
+        deleted = self._delete(hash_, params.whole_line)
+        message = (
+            f"Deleted {deleted} version{'s' if deleted > 1 else ''}."
+            if deleted
+            else "No memory has this content_hash; nothing deleted."
+        )
+        return DeleteMemoryResult(content_hash=hash_, deleted=bool(deleted), message=message)
 
-    def _delete(self, hash_: str) -> bool:
-        """Delete the memory with this content hash (no pipeline loaded); False if none."""
+    def _delete(self, hash_: str, whole_line: bool) -> int:
+        """Delete the memory with this content hash (its line, if asked; no pipeline loaded),
+        the version it replaced current again; how many versions went."""
+        from scoperag.server.profiles.memory.versions import delete_version
+
         backend = self.runtime.backend
         if not backend.collection_exists(COLLECTION):
-            return False
-        flt = build_filter([CONTENT_HASH], {"content_hash": hash_})
-        if flt is None or backend.count(COLLECTION, flt) == 0:
-            return False
-        backend.delete(COLLECTION, flt)
-        return True
+            return 0
+        return delete_version(backend, self.runtime.settings.data_dir, hash_, whole_line)
 
-    def search(self, params: SearchParams) -> ToolResult:
+    def search(self, params: SearchOptions) -> ToolResult:
         return toon_result(self.run_search(params))
 
-    def run_search(self, params: SearchParams) -> SearchResult:
+    def run_search(self, params: SearchOptions) -> SearchResult:
         """The search as a model (what the `search` tool renders as TOON)."""
         given = _facet_values(params)
         query = params.query.strip()
         mode, notes = _effective_mode(params, given, query)
         ranked = bool(query) and mode != "tag"
-        values = {name: value for name, value in given.items() if name in MODE_FACETS[mode]}
+        values = {name: value for name, value in given.items() if name in mode_facets(mode)}
         total, rows, search = 0, [], None
         if reason := _nothing_matches(values):
             notes.append(reason)
         else:
-            fields = [TAGS_ALL if params.match_all else TAGS_ANY, MEMORY_TYPE, START_DATE, END_DATE]
-            shown = current_memories(time.time(), params.include_superseded, params.include_expired)
-            flt = build_filter(fields, values, shown)
+            flags = {name: getattr(params, name) for name in _flags()}
+            flt = build_filter(memory.MEMORY_FILTERS, values | flags, now=time.time())
             offset = (params.page - 1) * params.page_size
             if ranked:
                 search = HybridSearch(
@@ -179,7 +212,10 @@ class MemoryService:
                 total, rows, more = self._ranked(search, query, params.min_similarity)
                 notes += more
             elif self.runtime.backend.collection_exists(COLLECTION):
-                total, rows = self._newest(flt, values.get("end_date"), offset, params.page_size)
+                end = values.get(END_DATE.name)
+                before = None if end is None else day_end(end)
+                total, rows, more = self._newest(flt, before, offset, params.page_size)
+                notes += more
             else:
                 notes.append(EMPTY_HINT)
             if ranked and total == MAX_RANKED:
@@ -195,25 +231,30 @@ class MemoryService:
             memories=rows,
         )
         if params.explain and search is not None and search.last is not None:
+            names = drop_names("search", self.runtime.backend, COLLECTION)
             flt, offset, boost = search.qdrant_filter, search.offset, search.date_boost
-            return explained(result, rows, search.last, flt, offset, boost)
+            shown = {row.content_hash for row in rows}  # less any point that could not be read
+            hits = [h for h in search.last.hits if (h.payload or {}).get("content_hash") in shown]
+            found = search.last.model_copy(update={"hits": hits})
+            return explained(result, rows, found, flt, offset, boost, names)
         return result
 
     def _ranked(
         self, search: HybridSearch, query: str, min_similarity: float
     ) -> tuple[int, list[MemoryRow], list[str]]:
         """A page ranked by meaning and keywords above the floor, and notes on what it hid."""
-        page = ranked_page(search, TextQuery(query), cosine_floor(min_similarity), MAX_RANKED)
+        page = ranked_page(search, TextQuery(query), min_similarity, MAX_RANKED)
         if not page.exists:
             return 0, [], [EMPTY_HINT]
         notes = [note for note in (_floor_note(page, min_similarity), search.keyword_hint())]
-        rows = [_row(hit.payload or {}, hit) for hit in page.hits]
-        return page.total, rows, [note for note in notes if note]
+        rows, unreadable = _rows(page.hits, ranked=True)
+        return page.total, rows, [note for note in notes if note] + unreadable
 
     def _newest(
         self, flt: Any, before: float | None, offset: int, size: int
-    ) -> tuple[int, list[MemoryRow]]:
-        """A page newest first; `before` (the date window's end) is where the order starts."""
+    ) -> tuple[int, list[MemoryRow], list[str]]:
+        """A page newest first; `before` (the date window's end) is where the order starts;
+        notes on what could not be read."""
         backend = self.runtime.backend
         if not self._keys_checked:  # memories an older version stored without an order key
             backfill_order(backend, self.runtime.settings.data_dir)
@@ -222,11 +263,12 @@ class MemoryService:
         browse = BrowseSearch(backend, COLLECTION, ORDER_KEY, flt, offset, size, start)
         total = browse.total()
         records = browse.records() if offset < total else []
-        return total, [_row(record.payload or {}) for record in records]
+        rows, unreadable = _rows(records, ranked=False)
+        return total, rows, unreadable
 
 
 def _effective_mode(
-    params: SearchParams, given: dict[str, Any], query: str
+    params: SearchOptions, given: dict[str, Any], query: str
 ) -> tuple[Mode, list[str]]:
     """The mode that runs, with notes on a fallback and on what that mode does not use."""
     mode: Mode = params.mode
@@ -238,7 +280,7 @@ def _effective_mode(
         raise InvalidParameterError(
             "tags", params.tags, "one or more tags when mode='tag' (or choose another mode)"
         )
-    ignored = [name for name in given if name not in MODE_FACETS[mode]]
+    ignored = [name for name in given if name not in mode_facets(mode)]
     if query and mode == "tag":
         ignored.insert(0, "query")
     if ignored:
@@ -246,23 +288,41 @@ def _effective_mode(
     return mode, notes
 
 
-def _facet_values(params: SearchParams) -> dict[str, Any]:
-    """The facets given, as filter values: tags listed, days turned into Unix-second bounds."""
-    values: dict[str, Any] = {"tags": normalise_tags(params.tags)}
-    if params.start_date is not None:
-        values["start_date"] = day_start(parse_day(params.start_date, "start_date"))
-    if params.end_date is not None:
-        values["end_date"] = day_end(parse_day(params.end_date, "end_date"))
-    if params.memory_type is not None:
-        values["memory_type"] = params.memory_type.strip() or None
-    return {name: values[name] for name in FACETS if values.get(name) is not None}
+def _facets() -> list[FilterableField]:
+    """The memory filters that take a value (the others are flags: `include_...`)."""
+    return [field for field in memory.MEMORY_FILTERS if not field.hides]
+
+
+def _flags() -> list[str]:
+    """The boolean parameters of the memory filters: match_all, include_superseded, ..."""
+    found = [field.name for field in memory.MEMORY_FILTERS if field.hides]
+    return found + [field.all_flag for field in memory.MEMORY_FILTERS if field.all_flag]
+
+
+def mode_facets(mode: Mode) -> list[str]:
+    """The facets a mode applies (a facet given to a mode that does not use it is named in
+    the note): faceted every one, tag the tags and the days, hybrid every one but the days."""
+    names = [field.name for field in _facets()]
+    days = [field.name for field in _facets() if field.field_type is FieldType.DAY]
+    if mode == "tag":
+        return [TAGS.name, *days]
+    if mode == "hybrid":
+        return [name for name in names if name not in days]
+    return names
+
+
+def _facet_values(params: SearchOptions) -> dict[str, Any]:
+    """The facets given (tags listed once each; days as `date`s, the type's reading)."""
+    values = {field.name: getattr(params, field.name) for field in _facets()}
+    values[TAGS.name] = normalise_tags(values[TAGS.name])
+    return {name: value for name, value in values.items() if value is not None}
 
 
 def _nothing_matches(values: dict[str, Any]) -> str | None:
     """Why no memory can match these facet values (an empty tag list, dates the wrong way round)."""
-    if reason := empty_selection([TAGS_ANY], values):
+    if reason := empty_selection(memory.MEMORY_FILTERS, values):
         return reason
-    start, end = values.get("start_date"), values.get("end_date")
-    if start is not None and end is not None and start >= end:
+    start, end = values.get(START_DATE.name), values.get(END_DATE.name)
+    if start is not None and end is not None and start > end:
         return "start_date is after end_date, so no day is in the range"
     return None

@@ -1,6 +1,7 @@
 """The pdf profile: PDF pages searched by document and page label or index."""
 
 from scoperag.server.profiles.declaration import DeleteTarget, Profile, Sample, SearchTool
+from scoperag.server.results.shape import HitShape
 
 PROFILE = Profile(
     name="pdf",
@@ -16,6 +17,7 @@ PROFILE = Profile(
         "ingest": "qdrant-ingest-pdf",
     },
     retriever=SearchTool("find", "limit"),
+    hits={"qdrant-find": HitShape("hits", "text", ("document_id", "page_label"))},
     source="{document_id}, page {page_label} (index {physical_page_index})",
     sample=Sample("", "scoperag ingest pdf {path}"),
     groups={"documents": "document_id"},

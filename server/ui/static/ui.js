@@ -1,18 +1,12 @@
-// scoperag ui: confirmations, ingest with live progress, uploads. Plain JavaScript, no build.
+// scoperag ui: ingest with live progress, uploads, the overview's check, the merge count.
+// Plain JavaScript, no build; every change is confirmed by a button in the page itself.
 "use strict";
 
 const csrf = () => document.querySelector('meta[name="csrf-token"]').content;
+const asJson = { Accept: "application/json" };
 
 function pathInput(form) {
   return form.querySelector('input[name="path"], input[name="paths"]');
-}
-
-function confirmations() {
-  for (const form of document.querySelectorAll("form[data-confirm]")) {
-    form.addEventListener("submit", (event) => {
-      if (!window.confirm(form.dataset.confirm)) event.preventDefault();
-    });
-  }
 }
 
 function show(id, text) {
@@ -25,8 +19,9 @@ function show(id, text) {
 async function poll(job) {
   const bar = document.getElementById("progress-bar");
   for (;;) {
-    const response = await fetch(`/ui/jobs/${job}`, { headers: { Accept: "application/json" } });
+    const response = await fetch(`/ui/jobs/${job}`, { headers: asJson });
     const state = await response.json();
+    if (!response.ok) return show("ingest-error", state.error);
     if (state.total) {
       bar.max = state.total;
       bar.value = state.done;
@@ -38,10 +33,7 @@ async function poll(job) {
       show("ingest-done");
       return;
     }
-    if (state.state === "failed") {
-      show("ingest-error", state.error);
-      return;
-    }
+    if (state.state === "failed") return show("ingest-error", state.error);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -57,11 +49,11 @@ function ingest() {
     if (!file) return;
     const response = await fetch(`/ui/upload?name=${encodeURIComponent(file.name)}`, {
       method: "POST",
-      headers: { "X-CSRF-Token": csrf(), "Content-Type": "application/octet-stream" },
+      headers: { ...asJson, "X-CSRF-Token": csrf(), "Content-Type": "application/octet-stream" },
       body: file,
     });
     const answer = await response.json();
-    if (!response.ok) return show("ingest-error", answer.error || answer.detail);
+    if (!response.ok) return show("ingest-error", answer.error);
     pathInput(form).value = answer.path;
   });
   form.addEventListener("submit", async (event) => {
@@ -69,33 +61,36 @@ function ingest() {
     document.getElementById("ingest-error").hidden = true;
     document.getElementById("ingest-done").hidden = true;
     show("progress");
-    const response = await fetch(form.action, { method: "POST", body: new FormData(form) });
+    const body = new FormData(form);
+    const response = await fetch(form.action, { method: "POST", body, headers: asJson });
     const answer = await response.json();
-    if (!response.ok) return show("ingest-error", answer.error || answer.detail);
+    if (!response.ok) return show("ingest-error", answer.error);
     await poll(answer.job.id);
   });
 }
 
-// Parts that take longer are asked for once the page is shown: the overview's check, and a
-// listing tool's answer when its section is opened.
-async function lazyParts() {
-  const health = document.getElementById("health");
-  if (health) {
-    const response = await fetch(health.dataset.src);
-    health.innerHTML = await response.text();
-  }
-  for (const details of document.querySelectorAll("details.lazy")) {
-    details.addEventListener("toggle", async () => {
-      if (!details.open || details.dataset.loaded) return;
-      details.dataset.loaded = "1";
-      const response = await fetch(details.dataset.src);
-      details.querySelector("pre").textContent = JSON.stringify(await response.json(), null, 2);
-    });
+// The overview's check reads every collection: asked for once the page is shown.
+async function health() {
+  const part = document.getElementById("health");
+  if (!part) return;
+  const response = await fetch(part.dataset.src);
+  part.innerHTML = await response.text();
+}
+
+// A duplicate group's confirmation counts the members ticked.
+function mergeCounts() {
+  for (const form of document.querySelectorAll('form[action$="/merge"]')) {
+    const count = form.querySelector(".merge-count");
+    const update = () => {
+      const n = form.querySelectorAll('input[name="content_hashes"]:checked').length;
+      count.textContent = `${n} ${n === 1 ? "memory" : "memories"}`;
+    };
+    form.addEventListener("change", update);
   }
 }
 
 document.addEventListener("DOMContentLoaded", () => {
-  confirmations();
   ingest();
-  lazyParts();
+  health();
+  mergeCounts();
 });

@@ -1,7 +1,8 @@
 """`scoperag search ... --explain`: a search result's explain figures as text a person reads.
 
 Per hit a small table (rank, fused, dense (rank), BM25 (rank)); after the hits the filter as
-applied, the candidates each branch returned and what was dropped and why.
+applied, the candidates each branch returned and what was dropped and why, each candidate named
+as its hits are (a hash, a name, a page).
 """
 
 from __future__ import annotations
@@ -9,33 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-# the keys that say where a hit comes from, the first ones present shown
-_WHERE = ("document_id", "page_label", "book_id", "chapter", "pos_start", "pos_end", "name")
-_WHERE += ("document", "doc_id", "path", "content_hash")
+from scoperag.server.results.hits import Hit, hits_of, shape_of
+
 _HEADER = ("rank", "fused", "dense (rank)", "BM25 (rank)")
-
-
-def explained_hits(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """The result's hits (whatever its list is called: hits, memories, passages, results)."""
-    for value in result.values():
-        if (
-            isinstance(value, list)
-            and value
-            and isinstance(value[0], dict)
-            and "explain" in value[0]
-        ):
-            return value
-    return []
-
-
-def without_explain(result: dict[str, Any]) -> dict[str, Any]:
-    """`result` and its hits without their `explain` (what a search prints without it)."""
-    hits = explained_hits(result)
-    plain = {key: value for key, value in result.items() if key != "explain"}
-    for key, value in plain.items():
-        if value is hits:
-            plain[key] = [{k: v for k, v in hit.items() if k != "explain"} for hit in hits]
-    return plain
 
 
 def _figure(figures: dict[str, Any] | None) -> str:
@@ -48,16 +25,20 @@ def _number(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
-def _where(hit: dict[str, Any]) -> str:
-    parts = [f"{key} {hit[key]}" for key in _WHERE if hit.get(key) is not None]
-    text = " ".join(str(hit.get("text") or hit.get("content") or "").split())
+def _named(fields: dict[str, Any]) -> str:
+    return ", ".join(f"{key} {value}" for key, value in fields.items())
+
+
+def _where(tool: str, hit: Hit) -> str:
+    named = {key: hit.fields[key] for key in shape_of(tool).identity if key in hit.fields}
+    text = " ".join(hit.text.split())
     snippet = f' "{text[:60]}{"…" if len(text) > 60 else ""}"' if text else ""
-    return ", ".join(parts[:3]) + snippet
+    return _named(named) + snippet
 
 
-def render_hit(hit: dict[str, Any]) -> str:
-    """One hit's table: where it is from, then rank, fused, dense (rank), BM25 (rank)."""
-    why = hit["explain"]
+def render_hit(tool: str, hit: Hit) -> str:
+    """One hit's table: what names it, then rank, fused, dense (rank), BM25 (rank)."""
+    why = hit.explain or {}
     fused = why["fused"]
     row = (
         str(fused["rank"]),
@@ -67,12 +48,12 @@ def render_hit(hit: dict[str, Any]) -> str:
     )
     widths = [max(len(a), len(b)) for a, b in zip(_HEADER, row, strict=True)]
     lines = [
-        f"#{fused['rank']} {_where(hit)}",
+        f"#{fused['rank']} {_where(tool, hit)}",
         "  " + "  ".join(cell.ljust(width) for cell, width in zip(_HEADER, widths, strict=True)),
         "  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)),
     ]
     if why.get("similarity") is not None:
-        lines.append(f"  similarity (the floor compares): {why['similarity']:.4f}")
+        lines.append(f"  similarity (cosine, the floor compares it): {why['similarity']:.4f}")
     if match := why.get("name_match"):
         lines.append(f"  name match: {match['kind']} {match['score']:.4f}")
     return "\n".join(line.rstrip() for line in lines)
@@ -91,15 +72,14 @@ def render_result(explain: dict[str, Any]) -> str:
     shown = f" (first {len(dropped)})" if total > len(dropped) else ""
     lines.append(f"dropped: {total}{shown}")
     for drop in dropped:
-        lines.append(
-            f"  {drop['stage']:<5} {drop['id']}  {_number(drop.get('score'))}  {drop['reason']}"
-        )
+        name = _named(drop.get("identity") or {}) or str(drop["id"])
+        lines.append(f"  {drop['stage']:<5} {name}  {_number(drop.get('score'))}  {drop['reason']}")
     return "\n".join(lines)
 
 
-def render_explain(result: dict[str, Any]) -> str:
+def render_explain(tool: str, result: dict[str, Any]) -> str:
     """Every hit's table, then the result's filter and drops ("" without explain figures)."""
-    blocks = [render_hit(hit) for hit in explained_hits(result)]
+    blocks = [render_hit(tool, hit) for hit in hits_of(tool, result) if hit.explain]
     if result.get("explain"):
         blocks.append(render_result(result["explain"]))
     return "\n\n".join(blocks)

@@ -1,4 +1,5 @@
-"""An in-process MCP session on its own event loop thread, callable from synchronous code.
+"""An in-process MCP session on its own event loop thread, callable from synchronous code: what
+the Python API, the web UI and the CLI's `eval` call tools through.
 
 The tools run exactly as for an MCP client (FastMCP's in-memory `Client`: same validation,
 middleware and errors). The session's loop runs in a worker thread, so a call works the same
@@ -15,14 +16,32 @@ from typing import Any, TypeVar
 
 from fastmcp import Client, FastMCP
 from fastmcp.tools import Tool
+from pydantic import BaseModel
 
-from scoperag.server.python_api.methods import ToolCallError, result_value
+from scoperag.core.errors import ScoperagError
+from scoperag.core.progress import ProgressBar as Bar
 
 T = TypeVar("T")
 # receives (progress, total, message) of each progress notification of a call
 ProgressHandler = Callable[[float, float | None, str | None], Awaitable[None]]
 # the thread a session's loop runs in, and so its in-memory server
 THREAD_NAME = "scoperag-tools"
+
+
+class ToolCallError(ScoperagError):
+    """A tool refused a call or failed: the message is the tool's own, as an MCP client sees it."""
+
+    def __init__(self, tool: str, message: str) -> None:
+        self.tool = tool
+        super().__init__(message)
+
+
+def result_value(tool: Tool, structured: dict[str, Any] | None) -> Any:
+    """A tool's structured result as its result model (a dict where the tool declares none)."""
+    model = tool.return_type
+    if isinstance(model, type) and issubclass(model, BaseModel) and structured is not None:
+        return model.model_validate(structured)
+    return structured
 
 
 class _AnsweredErrors(logging.Filter):
@@ -112,28 +131,18 @@ class ToolSession:
 
 
 class ProgressBar:
-    """A tqdm.auto bar (a widget in Jupyter, text elsewhere) fed by progress notifications;
-    it appears with the first notification, so calls without progress show none."""
+    """MCP progress notifications drawn by `scoperag.core.progress.ProgressBar` through
+    tqdm.auto (a widget in Jupyter, text elsewhere); it appears with the first notification, so
+    calls without progress show none."""
 
     def __init__(self, label: str) -> None:
-        self.label = label
-        self._bar: Any = None
+        self._bar = Bar(label, auto=True)
 
     async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
-        if self._bar is None:
-            from tqdm.auto import tqdm
-
-            self._bar = tqdm(total=whole(total), desc=self.label)
-        if total is not None:
-            self._bar.total = whole(total)
-        self._bar.n = whole(progress)
-        if message:
-            self._bar.set_postfix_str(message, refresh=False)
-        self._bar.refresh()
+        self._bar(whole(progress), whole(total), message or "")  # type: ignore[arg-type]
 
     def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
+        self._bar.close()
 
 
 def whole(value: float | None) -> float | int | None:

@@ -1,5 +1,6 @@
-"""A search result as a person reads it: one block per hit with its rank and score, where it
-came from (the profile's declared `source`) and its text wrapped to the terminal, newlines kept.
+"""A search result as a person reads it: one block per hit with its rank, score and
+similarity, where it came from (the profile's declared `source`) and its text wrapped to the
+terminal, newlines kept; under the hits, once, what the score and the similarity are.
 
 `scoperag search` prints it by default (`--json` prints the tool's result as it is); the web UI
 shows the same text.
@@ -11,14 +12,14 @@ import string
 import textwrap
 from typing import Any
 
-from scoperag.server.profiles import declaration, names
-from scoperag.server.python_api.retrieval import TEXT_KEYS, hit_list, hit_payload
+from scoperag.server.results.hits import hits_of, profile_of
+from scoperag.server.results.shape import FUSION_WORDS, SIMILARITY_WORDS
 
 INDENT = "   "
 # fields a result carries beside its hits that a person should read after them
 NOTE_KEYS = ("message", "note")
 # fields never shown as "where it came from" when a profile declares no `source`
-_NOT_SOURCE = {*TEXT_KEYS, "score", "similarity", "explain", "match"}
+_FIGURES = {"score", "fusion", "similarity", "name_similarity", "match"}
 _SHORT = 40  # a field longer than this is not part of a hit's source line
 
 
@@ -51,7 +52,7 @@ def _default_source(fields: dict[str, Any]) -> str:
     shown = [
         f"{key} {_shown(value)}"
         for key, value in fields.items()
-        if key not in _NOT_SOURCE and not isinstance(value, dict) and value is not None
+        if key not in _FIGURES and not isinstance(value, dict) and value is not None
     ]
     return " · ".join(item for item in shown if len(item) <= _SHORT)
 
@@ -72,27 +73,45 @@ def _wrapped(text: str, width: int) -> list[str]:
     return [INDENT + line if line else "" for line in lines]
 
 
-def _score(hit: dict[str, Any]) -> str:
-    value = hit.get("score")
-    return f"score {value:.4g}" if isinstance(value, (int, float)) else "score -"
+def _figure(name: str, value: Any) -> str | None:
+    return f"{name} {value:.4g}" if isinstance(value, (int, float)) else None
 
 
-def render_hits(profile: str, result: dict[str, Any], width: int) -> str:
-    """The hits of a search tool's `result` as text blocks at most `width` columns wide.
+def _figures(fields: dict[str, Any]) -> str:
+    shown = [
+        _figure("score", fields.get("score")),
+        _figure("similarity", fields.get("similarity")),
+        _figure("name similarity", fields.get("name_similarity")),
+    ]
+    return " · ".join(item for item in shown if item) or "score -"
 
-    `profile` names the profile whose tool answered ("" or an unknown name: the hits' short
-    fields say where each came from). The result's `message` and `note` follow the hits.
+
+def legend(fusions: set[str]) -> str:
+    """What the score and the similarity are, said once under the hits."""
+    named = [FUSION_WORDS[fusion] for fusion in sorted(fusions) if fusion in FUSION_WORDS]
+    score = f"score orders the hits: {'; '.join(named)}" if named else "score orders the hits"
+    return f"{score}; {SIMILARITY_WORDS}."
+
+
+def render_hits(tool: str, result: dict[str, Any], width: int) -> str:
+    """The hits of `tool`'s `result` as text blocks at most `width` columns wide.
+
+    Where each hit came from is its profile's `source` (a tool no profile declares: the hits'
+    short fields). The result's `message` and `note` follow the hits.
     """
-    template = declaration(profile).source if profile in names() else None
+    profile = profile_of(tool)
+    template = profile.source if profile is not None else None
     context = {k: v for k, v in result.items() if not isinstance(v, (list, dict))}
-    blocks = []
-    for rank, hit in enumerate(hit_list(result), 1):
-        fields = {**context, **hit_payload(hit)}
-        head = f"{rank}. {_score(hit)}  {source_line(template, fields)}".rstrip()
-        text = next((fields[key] for key in TEXT_KEYS if isinstance(fields.get(key), str)), "")
+    blocks, fusions = [], set()
+    for rank, hit in enumerate(hits_of(tool, result), 1):
+        fields = {**context, **hit.fields}
+        fusions.add(fields.get("fusion"))
+        head = f"{rank}. {_figures(fields)}  {source_line(template, fields)}".rstrip()
         heads = textwrap.wrap(head, max(20, width), subsequent_indent=INDENT) or [head]
-        blocks.append("\n".join([*heads, *_wrapped(text, width)]))
-    if not blocks:
+        blocks.append("\n".join([*heads, *_wrapped(hit.text, width)]))
+    if blocks:
+        blocks.append(textwrap.fill(legend(fusions - {None}), width))
+    else:
         blocks.append("no hits")
     notes = [textwrap.fill(str(result[key]), width) for key in NOTE_KEYS if result.get(key)]
     return "\n\n".join(blocks) + "".join(f"\n\n{note}" for note in notes)

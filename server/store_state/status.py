@@ -1,8 +1,8 @@
-"""`scoperag status [--json]`: which process owns the embedded store, and who is attached to it."""
+"""Which process owns the embedded store, and who is attached to it (`scoperag status`, the web
+UI's overview)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
@@ -53,7 +53,8 @@ def store_status(settings: Settings) -> dict[str, Any]:
     return report
 
 
-def _print(report: dict[str, Any]) -> None:
+def print_status(report: dict[str, Any]) -> None:
+    """The status as lines of text."""
     click.echo(f"engine: {report['engine']} (data dir {report['data_dir']})")
     owner = report["owner"]
     if owner:
@@ -64,19 +65,3 @@ def _print(report: dict[str, Any]) -> None:
             click.echo(f"  pid {process['pid']}: {process['command']}")
     if report.get("note"):
         click.echo(report["note"])
-
-
-def register(cli: click.Group, ingest: click.Group) -> None:
-    """Add `scoperag status`."""
-
-    @cli.command()
-    @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
-    def status(as_json: bool) -> None:
-        """Which process owns the embedded store (pid, command, socket) and which are attached."""
-        from scoperag.server.cli.support import load_settings
-
-        report = store_status(load_settings())
-        if as_json:
-            click.echo(json.dumps(report, indent=2))
-        else:
-            _print(report)
