@@ -134,25 +134,45 @@ class PdfService:
             )
         return DocumentList(documents=documents, message=None if documents else EMPTY_HINT)
 
-    def ingest(self, raw_paths: list[str], document_id: str | None, progress: Any) -> IngestResult:
+    def ingest(
+        self,
+        raw_paths: list[str],
+        document_id: str | None,
+        progress: Any,
+        chunking: dict[str, int | None] | None = None,
+    ) -> IngestResult:
         """MCP entry: only regular files below SCOPERAG_ALLOWED_DIRS, within the call's limits."""
         runtime = self.runtime
         settings = runtime.settings
         files = files_to_ingest(raw_paths, settings.allowed_dirs, ".pdf", settings.ingest_max_files)
-        return _ingest(runtime, files, self.collection, document_id, progress)
+        return _ingest(runtime, files, self.collection, document_id, progress, chunking)
 
 
 def _ingest(
-    runtime: Runtime, files: list[Path], collection: str, document_id: str | None, progress: Any
+    runtime: Runtime,
+    files: list[Path],
+    collection: str,
+    document_id: str | None,
+    progress: Any,
+    chunking: dict[str, int | None] | None = None,
+    transformations: list[Any] | None = None,
 ) -> IngestResult:
+    """Ingest with the chunking given, else the collection's, else the default (recorded)."""
     # imported here: pypdf is a quarter of a second of start-up that no search needs
+    from scoperag.core.config.chunking import TextChunking, record, recorded, resolve
     from scoperag.pipelines.pdf import ingest_pdfs
 
+    backend = runtime.backend
+    used = resolve(TextChunking, recorded(backend, collection), chunking or {}, transformations)
     indexes = pdf_indexes(runtime.settings)
+    embedder = runtime.embedder
     reports = ingest_pdfs(
-        files, runtime.backend, runtime.embedder, collection, document_id, progress, indexes
+        files, backend, embedder, collection, document_id, progress, indexes, used, transformations
     )
-    return _ingest_result(reports)
+    record(backend, collection, used)
+    result = _ingest_result(reports)
+    result.chunking = used.parameters()
+    return result
 
 
 def _ingest_result(reports: list[FileReport]) -> IngestResult:
@@ -161,8 +181,15 @@ def _ingest_result(reports: list[FileReport]) -> IngestResult:
 
 
 def ingest_paths(
-    runtime: Runtime, paths: list[Path], document_id: str | None, progress: Any
+    runtime: Runtime,
+    paths: list[Path],
+    document_id: str | None,
+    progress: Any,
+    chunking: dict[str, int | None] | None = None,
+    transformations: list[Any] | None = None,
 ) -> IngestResult:
-    """CLI entry: ingest local files (no allowed-dirs check: the user runs it themselves)."""
+    """CLI and Python entry: ingest local files (no allowed-dirs check: the user runs it
+    themselves); `chunking` values (None: kept), or LlamaIndex `transformations` instead."""
     files = expand_files(paths, ".pdf")
-    return _ingest(runtime, files, runtime.settings.pdf_collection, document_id, progress)
+    collection = runtime.settings.pdf_collection
+    return _ingest(runtime, files, collection, document_id, progress, chunking, transformations)
