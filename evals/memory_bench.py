@@ -71,8 +71,8 @@ QUERIES = [
 SCENARIOS: dict[str, dict[str, Any]] = {
     "hybrid": {"mode": "hybrid"},
     "hybrid + tag": {"mode": "hybrid", "tags": ["t001"]},
-    "hybrid, min_similarity 0.3": {"mode": "hybrid", "min_similarity": 0.3},
-    "semantic, floor 0": {"mode": "hybrid", "min_similarity": 0.0},
+    "hybrid, min_similarity -0.4": {"mode": "hybrid", "min_similarity": -0.4},
+    "semantic, no floor": {"mode": "hybrid", "min_similarity": -1.0},
     "tag, newest first": {"mode": "tag", "tags": ["t002", "t005"], "start_date": "2025-06-01"},
     "faceted + query": {
         "mode": "faceted",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,8 @@ from scoperag.core.config.ingest_limits import checkpoint
 from scoperag.core.contracts.books import BOOK_INDEXES, COLLECTION, BookChunkPayload
 from scoperag.core.embedding.embedders import Embedder
 from scoperag.core.engine.backend import VectorBackend
+from scoperag.core.errors import InvalidParameterError
+from scoperag.core.progress import Progress
 from scoperag.pipelines.chapters import split_chapters
 from scoperag.pipelines.gutenberg import BookRejectedError, read_text, strip_gutenberg
 from scoperag.pipelines.point_ids import stable_id
@@ -122,8 +124,10 @@ class SentenceWindows(NodeParser):
         self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any
     ) -> list[BaseNode]:
         if self.overlap >= self.window:
-            raise ValueError(
-                f"overlap ({self.overlap}) must be smaller than window ({self.window})"
+            raise InvalidParameterError(
+                "overlap",
+                self.overlap,
+                f"a number of sentences smaller than window ({self.window})",
             )
         chunks: list[BaseNode] = []
         for chapter in nodes:
@@ -159,7 +163,7 @@ class SentenceWindows(NodeParser):
 
 
 def book_chunks(
-    book: Book, embedder: Embedder, progress: Callable[[int, int], None] | None = None
+    book: Book, embedder: Embedder, progress: Progress | None = None
 ) -> Sequence[BaseNode]:
     """Chunk the book's chapters and embed the chunks."""
     pipeline = IngestionPipeline(transformations=[SentenceWindows()])
@@ -176,10 +180,14 @@ def ingest_book(
     book_id: str,
     title: str | None = None,
     last_chapter: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> BookReport:
-    """Ingest one book, replacing what was stored under the same book id."""
-    book = read_book(path, book_id, title, last_chapter)
+    """Ingest one book, replacing what was stored under the same book id; a book that cannot
+    be read is a `BookRejectedError` naming the file and why."""
+    try:
+        book = read_book(path, book_id, title, last_chapter)
+    except BookRejectedError as exc:
+        raise BookRejectedError(f"{path.name}: not ingested, {exc}.") from None
     nodes = book_chunks(book, embedder, progress)
     chunks = replace_source(backend, embedder, COLLECTION, BOOK_INDEXES, book_id, nodes)
     return BookReport(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from llama_index.core import Document
@@ -18,10 +18,10 @@ from scoperag.core.contracts.docs import COLLECTION, DOCS_FILTERS, DocSource, No
 from scoperag.core.embedding.embedders import Embedder
 from scoperag.core.engine.backend import VectorBackend
 from scoperag.core.errors import ScoperagError
+from scoperag.core.progress import Progress
 from scoperag.pipelines.point_ids import stable_id
 from scoperag.pipelines.store import EmbedNodes, replace_sources
 
-Progress = Callable[[int, int, str], None]
 BATCH_SIZE = 256  # documents embedded and written together
 _EMBEDDED_KEYS = {"title"}  # the only metadata that goes into the vector with the text
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,12 +19,14 @@ from scoperag.core.config.open_beneath import SourceRefusedError
 from scoperag.core.contracts.pdf import PDF_INDEXES, PdfPagePayload
 from scoperag.core.embedding.embedders import Embedder
 from scoperag.core.engine.backend import VectorBackend
+from scoperag.core.errors import InvalidParameterError
 from scoperag.core.filters.fields import FilterableField
+from scoperag.core.progress import Progress
 from scoperag.pipelines.page_labels import page_labels
 from scoperag.pipelines.point_ids import stable_id
 from scoperag.pipelines.store import EmbedNodes, replace_source
 
-FileProgress = Callable[[int, int, str], None]
+FileProgress = Progress
 _EMBEDDED_KEYS = {"title"}  # the only metadata that goes into the vector with the text
 _HEADER = b"%PDF"  # what a PDF file holds in its first kilobyte (PDF 32000-1, 7.5.2)
 _LOG = logging.getLogger(__name__)
@@ -149,7 +151,7 @@ def _chunk_id(index: int, page: BaseNode) -> str:
 
 
 def page_chunks(
-    pdf: PdfPages, embedder: Embedder, progress: Callable[[int, int], None] | None = None
+    pdf: PdfPages, embedder: Embedder, progress: Progress | None = None
 ) -> Sequence[BaseNode]:
     """Split pages into chunks (each with its page's metadata and a chunk_index) and embed,
     telling `progress` (chunks embedded, chunks); a cancelled or late ingestion stops between
@@ -185,14 +187,16 @@ def ingest_pdfs(
     `progress` counts pages (done, total, note): a file counts 1 until it is read, then its
     pages, done as its chunks are embedded; the note names the file and its chunks."""
     if document_id is not None and len(paths) != 1:
-        raise ValueError(
-            f"--document-id names one document but {len(paths)} files were given; "
-            "ingest them one at a time or let each take its file name."
+        raise InvalidParameterError(
+            "document_id",
+            document_id,
+            f"one file with it, but {len(paths)} were given: ingest them one at a time or let "
+            "each take its file name",
         )
     reports = []
     pages = [1] * len(paths)  # each file's pages, once read
 
-    def embedded(index: int, name: str) -> Callable[[int, int], None]:
+    def embedded(index: int, name: str) -> Progress:
         def report(chunks_done: int, chunks: int) -> None:
             if progress:
                 done = sum(pages[:index]) + pages[index] * chunks_done // max(chunks, 1)

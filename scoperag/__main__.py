@@ -1,5 +1,5 @@
 """`python -m scoperag`: the same command line as the `scoperag` script."""
 
-from scoperag.server.cli.main import main
+from scoperag.server.daemon.door import main
 
 main()

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from scoperag.core.progress import as_progress
+
 # a profile's object in the Python API, unless its declaration names its own class
 GENERIC_HANDLE = "scoperag.server.python_api.handle:Profile"
 
@@ -19,8 +21,10 @@ if TYPE_CHECKING:
     from scoperag.server.python_api.handle import Profile
     from scoperag.server.transfer.reports import ExportReport, ImportReport
 
-# a transfer's progress: (points done, points in all)
-TransferProgress = Callable[[int, int], None]
+# settings whose value given here is not the resident engine's: such a Store runs on its own
+OWN_ENGINE_OR_MODEL = {"backend", "qdrant_url", "cache_dir", "embed_provider", "embed_model"}
+# a transfer's progress: (points done, points in all[, note]); `(done, total)` alone works too
+TransferProgress = Callable[..., None]
 
 
 class Store:
@@ -58,6 +62,9 @@ class Store:
         if not resolved.allowed_dirs:  # a Python caller reads what its own process can read
             resolved = resolved.model_copy(update={"allowed_dirs": [Path(Path.cwd().anchor)]})
         self.settings = resolved
+        self._model = None
+        if embedder is None and settings is None and not options.keys() & OWN_ENGINE_OR_MODEL:
+            embedder = self._resident_embedder()
         self.runtime = Runtime(resolved, embedder)
         try:
             self._session = ToolSession(build_server(self.runtime), progress)
@@ -65,6 +72,19 @@ class Store:
             self.runtime.close()
             raise
         self._profiles: dict[str, Profile] = {}
+
+    def _resident_embedder(self) -> Embedder | None:
+        """The data dir's resident engine's model (one is started if none runs), unless asked
+        not to (SCOPERAG_IN_PROCESS=1) or none can serve (a read-only data dir); the engine
+        is then reached through it too (it owns the store)."""
+        from scoperag.core.embedding.embedders import Embedder
+        from scoperag.server.daemon.embedding import resident_model
+
+        if self.settings.embed_provider != "local" or self.settings.embed_model:
+            return None
+        folder = self.settings.data_dir.absolute()
+        self._model = resident_model(folder, self.settings.effective_embed_model)
+        return None if self._model is None else Embedder(self.settings, model=self._model)
 
     def __getattr__(self, name: str) -> Profile:
         from scoperag.server.profiles import names
@@ -137,7 +157,7 @@ class Store:
         `scoperag export`); `format="mcp-memory-service"` writes that server's format."""
         from scoperag.server.transfer.exporting import export_profile
 
-        return export_profile(self.runtime, profile, Path(path), format, progress)
+        return export_profile(self.runtime, profile, Path(path), format, as_progress(progress))
 
     def import_file(
         self,
@@ -149,12 +169,14 @@ class Store:
         """Import an export file, or another memory server's export (as `scoperag import`)."""
         from scoperag.server.transfer.importing import import_file
 
-        return import_file(self.runtime, Path(path), into, reembed, progress)
+        return import_file(self.runtime, Path(path), into, reembed, as_progress(progress))
 
     def close(self) -> None:
         """End the tool session and release the engine (idempotent)."""
         self._session.close()
         self.runtime.close()
+        if self._model is not None:
+            self._model.close()
 
     def __enter__(self) -> Store:
         return self

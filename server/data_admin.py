@@ -254,13 +254,23 @@ def _by_prefix(
     raise UnknownIdError(target.what, given, short, several=len(matches) > 1)
 
 
-def delete(backend: VectorBackend, settings: Settings, kind: str, given: str) -> DeleteReport:
-    """Delete what `kind` + `given` name (by a Qdrant filter, or the whole collection)."""
+def delete(
+    backend: VectorBackend, settings: Settings, kind: str, given: str, whole_line: bool = False
+) -> DeleteReport:
+    """Delete what `kind` + `given` name (by a Qdrant filter, or the whole collection; a
+    memory version as `delete_version` does, its whole line if asked)."""
     kind, given, points = planned_deletion(backend, settings, kind, given)
     if kind == "collection":
         collection = declaration(given).collection(settings)
         backend.delete_collection(collection)
         message = f"Deleted collection {collection!r} of profile {given!r} ({points} points)."
+    elif kind == "memory":  # a version: the one it replaced takes its place
+        from scoperag.server.profiles.memory.versions import delete_version
+
+        target = _targets()[kind]
+        collection = declaration(target.profile).collection(settings)
+        points = delete_version(backend, settings.data_dir, given, whole_line)
+        message = f"Deleted {target.what} {given!r}: {points} points from {collection!r}."
     else:
         target = _targets()[kind]
         collection = declaration(target.profile).collection(settings)

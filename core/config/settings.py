@@ -130,6 +130,12 @@ class Settings(BaseSettings):
         description="Bearer token every HTTP request must carry (all paths but /healthz); "
         "required to serve HTTP on an address other than loopback.",
     )
+    daemon_idle_seconds: float = Field(
+        default=600.0,
+        ge=0,
+        description="How long the data dir's resident engine stays after its last client has "
+        "gone (`scoperag daemon`); 0: it exits as soon as none is connected.",
+    )
     filterable_fields: str | None = Field(
         default=None, description="JSON list of extra filter fields for `qdrant-find`."
     )

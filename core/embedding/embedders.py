@@ -11,7 +11,7 @@ import os
 import threading
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -146,12 +146,16 @@ class Embedder:
     """The process's embedder: loaded on first use (`serve` starts it in the background),
     shared by every profile."""
 
-    def __init__(self, settings: Settings, same_model_as: Embedder | None = None) -> None:
+    def __init__(
+        self, settings: Settings, same_model_as: Embedder | None = None, model: Any = None
+    ) -> None:
         self.settings = settings
         self._lock = threading.Lock()
         self._recent = RecentQueries(self._checked_query)
         if same_model_as is not None:  # reuse loaded weights (tests, benchmarks)
             self.__dict__["_backend"] = same_model_as.backend
+        if model is not None:  # a model run elsewhere (the resident engine's, `server/daemon/`)
+            self.__dict__["_backend"] = model
 
     @property
     def backend(self) -> _LocalModel | _OllamaModel:

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from scoperag.server.cli.support import load_settings, run_friendly
+from scoperag.server.cli.support import load_settings
 
 
 def _figures_line(figures: dict[str, Any], k: int) -> str:
@@ -98,9 +98,7 @@ def _misses(session: Any, runtime: Any, report: Any, questions: Path) -> list[An
     def properties(tool: str) -> dict[str, Any]:
         return session.tools[tool].parameters.get("properties", {})
 
-    return run_friendly(
-        lambda: explain_misses(session.call, properties, runtime.backend, report, questions)
-    )
+    return explain_misses(session.call, properties, runtime.backend, report, questions)
 
 
 def register(cli: click.Group, ingest: click.Group) -> None:
@@ -125,7 +123,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
     @click.option(
         "--compare",
         metavar="PARAM=VALUE",
-        help="Score the file again with one argument changed (e.g. min_similarity=0) and "
+        help="Score the file again with one argument changed (e.g. min_similarity=-1) and "
         "print both side by side with the questions that changed.",
     )
     @click.option(
@@ -160,15 +158,13 @@ def register(cli: click.Group, ingest: click.Group) -> None:
             session = ToolSession(build_server(runtime), progress=False)
             try:
                 stored = eval_output.StoreContents(runtime)
-                report = run_friendly(lambda: evaluate(session.call, questions, k, stored))
+                report = evaluate(session.call, questions, k, stored)
                 other = None
                 if compare:
                     used = {item.tool for item in report.scores}
                     schemas = {n: t.parameters for n, t in session.tools.items() if n in used}
-                    changed, _, _ = run_friendly(
-                        lambda: eval_output.changed_call(session.call, schemas, compare)
-                    )
-                    other = run_friendly(lambda: evaluate(changed, questions, k))
+                    changed, _, _ = eval_output.changed_call(session.call, schemas, compare)
+                    other = evaluate(changed, questions, k)
                 misses = _misses(session, runtime, report, questions) if explain else None
             finally:
                 session.close()

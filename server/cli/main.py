@@ -13,15 +13,20 @@ from functools import partial
 
 import click
 
-from scoperag.core.errors import ScoperagError
 from scoperag.server.cli.profile_args import ProfileGroup
-from scoperag.server.cli.support import load_settings
+from scoperag.server.cli.support import FriendlyGroup, load_settings
 from scoperag.server.profiles import declarations, names
 
 
-@click.group()
+@click.group(cls=FriendlyGroup)
 @click.version_option(package_name="scoperag")
-def cli() -> None:
+@click.option(
+    "--in-process",
+    is_flag=True,
+    help="Run the command in this process, not in the data dir's resident engine "
+    "(also SCOPERAG_IN_PROCESS=1).",
+)
+def cli(in_process: bool) -> None:
     """scoperag: metadata-scoped retrieval over Qdrant, served as MCP tools."""
 
 
@@ -88,15 +93,16 @@ def ingest() -> None:
 
 
 def _register_commands() -> None:
-    """Each profile's commands (its declaration names the module) and those of every module of
-    this package that defines `register(cli, ingest)`; each keeps heavy imports inside its
-    command functions, so `scoperag --help` stays fast."""
+    """Each profile's commands (its declaration names the module), the resident engine's, and
+    those of every module of this package that defines `register(cli, ingest)`; each keeps
+    heavy imports inside its command functions, so `scoperag --help` stays fast."""
     import importlib
     import pkgutil
 
     import scoperag.server.cli as package
 
     modules = [profile.commands for profile in declarations()]
+    modules.append("scoperag.server.daemon.commands")  # `scoperag daemon ...`
     modules += [
         f"{package.__name__}.{info.name}" for info in pkgutil.iter_modules(package.__path__)
     ]
@@ -111,15 +117,18 @@ _register_commands()
 
 def main() -> None:
     """Console-script entry point: errors meant for people end it with one line, no traceback
-    (also those raised while a command sets up, e.g. a bad SCOPERAG_FIELDS_FILE at `serve`); a
+    (`FriendlyGroup`, here also an OS error: a data dir that cannot be made, a full disk); a
     native crash (a signal in the engine) prints where it happened."""
     with contextlib.suppress(AttributeError, OSError, ValueError):  # stderr may be no file
         faulthandler.enable()
+    run()
+
+
+def run(args: list[str] | None = None) -> None:
+    """The command line on `args` (default: the process's), ending in `SystemExit`; a
+    `ScoperagError` or `OSError` ends it with one line on stderr."""
     try:
-        cli()
-    except ScoperagError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(1)
+        cli.main(args=args, prog_name="scoperag" if args is not None else None)
     except OSError as exc:  # e.g. a data dir that cannot be created, or a full disk
         if exc.errno == errno.ENOSPC:
             from scoperag.core.engine.disk_space import disk_full_message

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -14,14 +14,22 @@ from pydantic import ValidationError
 
 from scoperag.core.config.settings import Settings, describe_config_error
 from scoperag.core.errors import ScoperagError
+from scoperag.core.progress import ProgressBar
 
 # settings field -> the command-line option that overrides it, where the names differ
 OPTION_NAMES = {"pdf_collection": "--collection"}
 
 
+# the settings of the door a command runs for in the resident engine (`server/daemon/cli_host.py`)
+# that are its own, not the engine's: its SCOPERAG_PROFILES
+DOOR = threading.local()
+
+
 def load_settings(**overrides: Any) -> Settings:
     """Settings from the environment plus command-line overrides, or a one-line exit with why."""
-    given = {k: v for k, v in overrides.items() if v is not None}
+    given = {
+        k: v for k, v in {**getattr(DOOR, "settings", {}), **overrides}.items() if v is not None
+    }
     try:
         return Settings(**given)
     except ValidationError as exc:
@@ -34,31 +42,33 @@ def load_settings(**overrides: Any) -> Settings:
         ) from None
 
 
-def run_friendly(action: Callable[[], Any]) -> Any:
-    """Run `action`; errors meant for people end the command with their message, no traceback."""
-    try:
-        return action()
-    except (ScoperagError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from None
+class FriendlyGroup(click.Group):
+    """The CLI's one error boundary: an error meant for people (a `ScoperagError`, or arguments
+    a parameters model refused), raised while a command sets up or runs, ends it with one line
+    on stderr and exit status 1, no traceback."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().main(*args, **kwargs)
+        except (ScoperagError, ValidationError) as exc:
+            error = click.ClickException(_message(exc))
+            if kwargs.get("standalone_mode", True) is False:
+                raise error from None
+            error.show()
+            sys.exit(error.exit_code)
 
 
-def progress_bar(label: str, unit: str = "file") -> Callable[[int, int, str], None]:
-    """A tqdm bar on a terminal (silent elsewhere) driven by (done, total, note) callbacks."""
-    from tqdm import tqdm
+def _message(exc: ScoperagError | ValidationError) -> str:
+    if isinstance(exc, ValidationError):
+        from scoperag.server.mcp.tooling import describe_validation_error
 
-    bar: dict[str, Any] = {}
+        return describe_validation_error(exc)
+    return str(exc)
 
-    def update(done: int, total: int, note: str) -> None:
-        if "bar" not in bar:
-            bar["bar"] = tqdm(total=total, desc=label, unit=unit, disable=not sys.stderr.isatty())
-        bar["bar"].total = total  # a total may grow as files are read (a PDF's pages)
-        bar["bar"].n = done
-        bar["bar"].set_postfix_str(note, refresh=False)
-        bar["bar"].refresh()
-        if done >= total:
-            bar["bar"].close()
 
-    return update
+def progress_bar(label: str, unit: str = "file") -> ProgressBar:
+    """The terminal's bar of a command's progress (`scoperag.core.progress`)."""
+    return ProgressBar(label, unit)
 
 
 def print_report(result: Any, as_json: bool, unit: str = "chunks") -> None:

@@ -9,10 +9,12 @@ JSON-RPC error naming the problem, and every other line goes on to the SDK uncha
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from io import TextIOWrapper
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import anyio
 from fastmcp.server.context import reset_transport, set_transport
@@ -124,14 +126,26 @@ def _claimed_stdin() -> Iterator[int]:
 
 async def serve_checked_stdio(mcp: FastMCP, log_level: str | None = None) -> None:
     """What `FastMCP.run_stdio_async` does, with `CheckedLines` as the SDK's stdin."""
+    with _claimed_stdin() as wire, temporary_log_level(log_level):
+        await serve_checked_lines(mcp, os.fdopen(wire, "rb", closefd=False))
+
+
+async def serve_checked_lines(
+    mcp: FastMCP, wire_in: BinaryIO, wire_out: BinaryIO | None = None
+) -> None:
+    """One MCP session of `mcp` over `wire_in`'s lines (checked: `CheckedLines`), answered on
+    `wire_out` (None: the SDK's stdout): stdio, or a connection to the resident engine."""
     token = set_transport("stdio")
+    out = None if wire_out is None else TextIOWrapper(wire_out, encoding="utf-8")
     try:
-        with _claimed_stdin() as wire, temporary_log_level(log_level):
-            lines = CheckedLines(anyio.wrap_file(os.fdopen(wire, "rb", closefd=False)))
-            served = stdio_server(stdin=lines)  # type: ignore[arg-type]
-            async with mcp._lifespan_manager(), served as (read_stream, write_stream):
-                lines.answer_through(write_stream.send)
-                server = mcp._mcp_server
-                await server.run(read_stream, write_stream, server.create_initialization_options())
+        lines = CheckedLines(anyio.wrap_file(wire_in))
+        served = stdio_server(stdin=lines, stdout=None if out is None else anyio.wrap_file(out))  # type: ignore[arg-type]
+        async with mcp._lifespan_manager(), served as (read_stream, write_stream):
+            lines.answer_through(write_stream.send)
+            server = mcp._mcp_server
+            await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
         reset_transport(token)
+        if out is not None:
+            with contextlib.suppress(ValueError, OSError):
+                out.detach()  # the connection's own, closed by its owner

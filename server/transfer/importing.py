@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scoperag.core.errors import InvalidParameterError, ScoperagError
+from scoperag.core.progress import Progress
 from scoperag.server.transfer.formats import FORMAT, ExportHeader, is_header
 from scoperag.server.transfer.reading import ImportFileError, Line, ReadLimits, read_lines
 from scoperag.server.transfer.reports import ImportReport
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from scoperag.core.embedding.embedders import Embedder
     from scoperag.server.runtime import Runtime
 
-Progress = Callable[[int, int], None]  # (points done, points in all)
 PAGE = 512
 
 

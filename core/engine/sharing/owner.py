@@ -14,7 +14,7 @@ import socketserver
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -73,6 +73,9 @@ class Owner(Dispatch, socketserver.ThreadingUnixStreamServer):
         self.writes, self.guard = threading.Lock(), threading.Lock()  # guard: clients, stopped
         self._reads = contextlib.nullcontext() if engine.name == "edge" else self.writes
         self.clients: dict[socket.socket, dict[str, Any]] = {}  # connection -> who attached
+        # method -> what takes a connection over from its first request on (the resident
+        # engine's sessions, `server/daemon/`), for a peer of this user only
+        self.services: dict[str, Callable[[socketserver.StreamRequestHandler, dict], None]] = {}
         path = socket_path(folder)
         path.unlink(missing_ok=True)  # a crashed owner's
         previous = os.umask(0o177)  # the socket is made with mode 0600
@@ -163,9 +166,22 @@ class _Connection(socketserver.StreamRequestHandler):
             owner.clients[self.request] = {}
         try:
             while (request := wire.receive(self.rfile)) is not None:
+                service = owner.services.get(str(request.get("method")))
+                if service is not None and _peer_uid(self.request) == os.getuid():
+                    service(self, request)  # the connection is the service's until it ends
+                    return
                 wire.send(self.wfile, owner.answer(self.request, request))
         except (OSError, ValueError, wire.WireError):
             pass  # the other process went away mid-message, or did not speak this protocol
         finally:
             with owner.guard:
                 owner.clients.pop(self.request, None)
+
+
+def _peer_uid(connection: socket.socket) -> int | None:
+    """The user id of the process at the other end of `connection` (Linux's SO_PEERCRED)."""
+    try:
+        credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+    except (OSError, AttributeError):
+        return None
+    return int.from_bytes(credentials[4:8], sys.byteorder)

@@ -32,6 +32,8 @@ from scoperag.server.profiles.dnd.models import (
     Lookup,
     SearchParams,
 )
+from scoperag.server.results.hits import drop_names, shape_of
+from scoperag.server.results.shape import Fusion
 from scoperag.server.runtime import Runtime
 
 if TYPE_CHECKING:
@@ -50,12 +52,17 @@ def _equals(key: str, value: Any) -> models.FieldCondition:
 
 
 def _hit(
-    payload: dict[str, Any], score: float | None = None, match: NameMatch | None = None
+    payload: dict[str, Any],
+    fusion: Fusion,
+    score: float | None = None,
+    match: NameMatch | None = None,
+    similarity: float | None = None,
 ) -> DndHit:
-    """An item as a result; a name lookup's hit says how its name matched."""
+    """An item as a result, with its figures; a hit found by name says how its name matched."""
     text, metadata = stored_text_and_metadata(payload)
-    how = {"match": match.match, "similarity": match.similarity} if match else {}
-    return DndHit(**metadata, text=text, score=score, **how)
+    how = {"match": match.match, "name_similarity": match.similarity} if match else {}
+    figures = {"score": score, "fusion": fusion, "similarity": similarity}
+    return DndHit(**metadata, text=text, **figures, **how)
 
 
 class DndService:
@@ -116,13 +123,13 @@ class DndService:
             found = names.find(values["name"], enough=limit)
             how = {match.name: match for match in found.matches}
             results = [
-                _hit(record.payload, score, how[record.payload["name"]])
+                _hit(record.payload, "name", score, how[record.payload["name"]])
                 for record, score in names.matched_records(found.matches)
             ]
             total, matches = names.total(found), found.matches
         else:
             records = backend.scroll(COLLECTION, flt, limit, order_by=_BY_NAME)
-            results = [_hit(record.payload) for record in records]
+            results = [_hit(record.payload, "name_order") for record in records]
             short = len(records) < limit  # then these are all: nothing to count
             total = len(records) if short else backend.count(COLLECTION, flt)
         if not results:
@@ -145,16 +152,23 @@ class DndService:
         matches: list[NameMatch] | None,
         shown: set[str],
         total: int,
-    ) -> tuple[list[tuple[Any, float | None]], int]:
+    ) -> tuple[list[tuple[Any, float | None, dict[str, Any]]], int]:
         """What a lookup's limit left out, and how many: the names not shown (a name search),
-        else the next points in alphabetical order (their ids; the first 20 read)."""
+        else the next points in alphabetical order (their ids; the first 20 read); each with
+        what names it."""
         if matches is not None:
-            left = [(match.name, match.score) for match in matches if match.name not in shown]
+            left = [
+                (match.name, match.score, {"name": match.name})
+                for match in matches
+                if match.name not in shown
+            ]
             return left, len(left)
         if total <= limit:
             return [], 0
         after = self.runtime.backend.scroll(COLLECTION, flt, 20, offset=limit, order_by=_BY_NAME)
-        return [(record.id, None) for record in after], total - limit
+        keys = shape_of("search_dnd_content").identity
+        named = [{key: (r.payload or {}).get(key) for key in keys} for r in after]
+        return [(r.id, None, n) for r, n in zip(after, named, strict=True)], total - limit
 
     def _names(self, flt: models.Filter | None, limit: int) -> NameSearch:
         """Names under `flt`; a name in several documents in the configured document order."""
@@ -178,23 +192,29 @@ class DndService:
         names = self._names(flt, limit)
         matches = names.find(query, limit).matches
         found = names.matched_records(matches)
+        points = hybrid.points(TextQuery(query))
         fused = reciprocal_rank_fusion(
             [
-                [Ranked(p.id, p.score, p.payload) for p in hybrid.points(TextQuery(query))],
+                [Ranked(p.id, p.score, p.payload) for p in points],
                 [Ranked(record.id, score, record.payload) for record, score in found],
             ],
             len(found) + limit if explain else limit,  # explain: every item, to say what was cut
         )
-        results = [_hit(hit.item, hit.score) for hit in fused[:limit]]
+        cosines = {point.id: point.score for point in points}
+        how = {match.name: match for match in matches}
+        by_id = {record.id: how.get(record.payload["name"]) for record, _ in found}
+        results = [
+            _hit(hit.item, "rrf", hit.score, by_id.get(hit.key), cosines.get(hit.key))
+            for hit in fused[:limit]
+        ]
         result = DndResult(
             results=results,
             total=len(results),
             message=None if results else "Nothing matches in these documents.",
         )
         if explain and hybrid.last is not None:
-            how = {match.name: match for match in matches}
-            by_id = {record.id: how.get(record.payload["name"]) for record, _ in found}
-            result.explain = explain_search(results, fused, limit, hybrid.last, flt, by_id)
+            names = drop_names("search_dnd_content", backend, COLLECTION)
+            result.explain = explain_search(results, fused, limit, hybrid.last, flt, by_id, names)
         return result
 
     def list_documents(self, _params: BaseModel) -> DocumentList:

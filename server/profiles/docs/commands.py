@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from scoperag.server.cli.support import load_settings, progress_bar, run_friendly
+from scoperag.server.cli.support import load_settings, progress_bar
 
 if TYPE_CHECKING:
     from scoperag.core.engine.index_status import CollectionIndexes, IndexReport
@@ -55,7 +55,7 @@ def _index_command(action: Callable[..., IndexReport], as_json: bool) -> None:
 
     runtime = Runtime(load_settings())
     try:
-        report = run_friendly(lambda: action(runtime.backend, runtime.settings))
+        report = action(runtime.backend, runtime.settings)
     finally:
         runtime.close()
     _print_indexes(report, as_json)
@@ -77,10 +77,8 @@ def register(cli: click.Group, ingest: click.Group) -> None:
 
         runtime = Runtime(load_settings())
         try:
-            report = run_friendly(
-                lambda: ingest_docs_jsonl(
-                    file, runtime.backend, runtime.embedder, progress_bar("docs", unit="line")
-                )
+            report = ingest_docs_jsonl(
+                file, runtime.backend, runtime.embedder, progress_bar("docs", unit="line")
             )
         finally:
             runtime.close()

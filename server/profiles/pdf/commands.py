@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from scoperag.server.cli.support import load_settings, print_report, progress_bar, run_friendly
+from scoperag.server.cli.support import load_settings, print_report, progress_bar
 
 
 def register(cli: click.Group, ingest: click.Group) -> None:
@@ -26,7 +26,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         calls over MCP (never touches your data dir)."""
         from scoperag.server.profiles.pdf.demo import run_demo
 
-        run_friendly(lambda: run_demo(load_settings(), query, data_dir))
+        run_demo(load_settings(), query, data_dir)
 
     @ingest.command("pdf")
     @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
@@ -44,7 +44,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
 
         runtime = Runtime(load_settings(pdf_collection=collection))
         bar = progress_bar("pdf", unit="page")  # pages of every file, done as chunks embed
-        result = run_friendly(lambda: ingest_paths(runtime, list(paths), document_id, bar))
+        result = ingest_paths(runtime, list(paths), document_id, bar)
         runtime.close()
         print_report(result, as_json)
         if result.skipped and not result.ingested:

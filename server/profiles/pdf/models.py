@@ -18,6 +18,7 @@ from scoperag.core.filters.params import (
 )
 from scoperag.retrievers.explain import HitExplanation, ResultExplanation
 from scoperag.server.mcp.ingest_reports import FILES_DESCRIPTION
+from scoperag.server.results.shape import Scored
 
 
 class FindParams(StrictParams):
@@ -26,13 +27,8 @@ class FindParams(StrictParams):
     explain: Explain = False
 
 
-class PageHit(BaseModel):
+class PageHit(Scored):
     text: str
-    score: float = Field(
-        description="What the hits are ordered by: meaning and keywords fused (or, for a "
-        "collection without keyword vectors, the cosine similarity)."
-    )
-    similarity: float = Field(description="Cosine similarity of the page text to the query.")
     document_id: str | None = None
     physical_page_index: int | None = None
     page_label: str | None = None

@@ -10,7 +10,6 @@ from qdrant_client import models
 
 from scoperag.core.config.paths import expand_files, files_to_ingest
 from scoperag.core.contracts.pdf import pdf_indexes
-from scoperag.core.engine.backend import order_score
 from scoperag.core.engine.generations import GENERATION_KEY
 from scoperag.core.engine.node_payload import stored_text_and_metadata
 from scoperag.core.filters.fields import FilterableField, build_filter, empty_selection
@@ -29,6 +28,8 @@ from scoperag.server.profiles.pdf.models import (
     StoreParams,
     StoreResult,
 )
+from scoperag.server.results.hits import drop_names
+from scoperag.server.results.shape import engine_figures
 from scoperag.server.runtime import Runtime
 
 if TYPE_CHECKING:
@@ -48,9 +49,8 @@ def _hit(point: models.ScoredPoint) -> PageHit:
     extra = {k: v for k, v in metadata.items() if k not in _HIT_KEYS | _INTERNAL_KEYS}
     return PageHit(
         text=text,
-        score=order_score(point),
-        similarity=point.score,
         metadata=extra,
+        **engine_figures(point),
         **{k: metadata.get(k) for k in _HIT_KEYS},
     )
 
@@ -84,7 +84,10 @@ class PdfService:
         notes.append(search.keyword_hint())
         message = " ".join(note for note in notes if note) or None
         result = FindResult(hits=hits, message=message)
-        return explained(result, result.hits, found, flt) if values["explain"] else result
+        if not values["explain"]:
+            return result
+        names = drop_names("qdrant-find", self.runtime.backend, self.collection)
+        return explained(result, result.hits, found, flt, names=names)
 
     def _unknown(self, values: dict[str, Any]) -> list[str]:
         """Notes on a document_id no page has (asked only when nothing matched)."""
