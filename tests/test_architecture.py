@@ -19,6 +19,7 @@ PACKAGES = {
     "postprocessors": "scoperag.postprocessors",
     "server": "scoperag.server",
 }
+PACKAGE_FOLDERS = {package.split(".")[-1]: [folder] for folder, package in PACKAGES.items()}
 HANDLER = re.compile(r"(scoperag(?:\.\w+)+):\w+")
 # the layers, lowest first: a module imports only from its own layer or those below it
 LAYERS = [
@@ -214,3 +215,26 @@ def test_shared_code_never_branches_on_a_profile_name() -> None:
         name: hits for name, path in shared.items() if (hits := _compared_names(path.read_text()))
     }
     assert branches == {}
+
+
+def test_pyproject_installs_every_package_of_the_tree() -> None:
+    """A folder of modules missing from pyproject.toml's `packages` imports from a checkout and
+    fails from an install: the list names every folder that holds an `__init__.py` (and, besides,
+    only folders of package data that exist)."""
+    import tomllib
+
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    found = {
+        ".".join([PACKAGES[folder.parts[0]], *folder.parts[1:]])
+        for init in ROOT.glob("*/**/__init__.py")
+        if (folder := init.parent.relative_to(ROOT)).parts[0] in PACKAGES
+    }
+    assert "scoperag.core.engine.edge" in found and "scoperag.server.results" in found
+    assert found - listed == set()
+    folders = {
+        name: ROOT.joinpath(*PACKAGE_FOLDERS[name.split(".")[1]], *name.split(".")[2:])
+        for name in listed - found
+    }
+    assert [name for name, folder in folders.items() if not folder.is_dir()] == []

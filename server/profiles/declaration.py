@@ -16,11 +16,14 @@ from scoperag.server.results.shape import HitShape
 
 class DeleteTarget(NamedTuple):
     """What `scoperag delete KIND NAME` removes: the points whose payload `key` equals NAME
-    (or, with `by_prefix`, starts with it, where exactly one stored value does)."""
+    (or, with `by_prefix`, starts with it, where exactly one stored value does). `deleter`
+    ("module:function") deletes it the profile's own way instead: called with the backend, the
+    data dir, the stored id and `whole_line`, it returns how many points went."""
 
     key: str
     what: str  # how messages name the thing removed, e.g. "PDF document"
     by_prefix: bool = False
+    deleter: str = ""
 
 
 class SearchTool(NamedTuple):
