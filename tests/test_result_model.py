@@ -11,11 +11,7 @@ from typing import Any
 
 import pytest
 from fastmcp import Client
-from test_books_tools import book_path, books_runtime  # noqa: F401
-from test_dnd_tools import dnd_dir, dnd_ingest  # noqa: F401
 from test_docs_search import corpus  # noqa: F401
-from test_memory_search import memories, memory_runtime  # noqa: F401
-from test_pdf_tools import pdf_runtime  # noqa: F401
 
 from scoperag.core.config.settings import Settings
 from scoperag.server.mcp.app import build_server
