@@ -15,9 +15,11 @@ from pydantic import BaseModel, Field
 from scoperag.core.engine.backend import order_score
 
 Fusion = Literal["dbsf", "rrf", "dense", "name", "name_order"]
+# the schema's words are few (every search tool's output schema repeats them); the listing
+# and docs/results.md say more
 SCORE = "The order value, higher first."
-FUSION = "What score is: a fusion (dbsf, rrf), the cosine, a name rank or none."
-SIMILARITY = "Cosine similarity to the query (-1 to 1), as floors are; null: found by name."
+FUSION = "How score was made."
+SIMILARITY = "Cosine similarity to the query, -1 to 1 (null: found by name)."
 NAME_SIMILARITY = "The name's similarity to the query, 0 to 1 (found by name)."
 # the words a listing states once under the hits
 FUSION_WORDS = {
