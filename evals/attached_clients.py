@@ -65,8 +65,9 @@ def _ingest_samples(data_dir: Path) -> None:
         ["book", str(SAMPLES / "pride-and-prejudice-ch1-3.txt"), "--book-id", "pride"],
         ["memories", str(SAMPLES / "memories.json")],
     ):
-        subprocess.run([_script(), "ingest", *args], env=_env(data_dir), check=True,
-                       capture_output=True)  # fmt: skip
+        subprocess.run(
+            [_script(), "ingest", *args], env=_env(data_dir), check=True, capture_output=True
+        )
 
 
 def _calls(n: int, side: str) -> list[tuple[str, str, dict[str, Any]]]:
@@ -112,8 +113,10 @@ def _report(title: str, times: dict) -> None:
     for label in dict.fromkeys(label for label, _ in times):
         owner, attached = times[(label, "owner")], times[(label, "attached")]
         gap = statistics.median(attached) - statistics.median(owner)
-        print(f"  {label:26} owner {_percentiles(owner)} | attached {_percentiles(attached)}"
-              f" | p50 gap {gap:+.2f}")  # fmt: skip
+        print(
+            f"  {label:26} owner {_percentiles(owner)} | attached {_percentiles(attached)}"
+            f" | p50 gap {gap:+.2f}"
+        )
 
 
 def _rss_mb(root: int) -> float:
@@ -155,8 +158,13 @@ async def _operations_per_call(settings: Settings, owner: Client, attached: Clie
             before = _operations(settings)
             await client.call_tool(tool, arguments)
             after = _operations(settings)
-            made.append({op: after[op] - before.get(op, 0) for op in after
-                         if after[op] != before.get(op, 0)})  # fmt: skip
+            made.append(
+                {
+                    op: after[op] - before.get(op, 0)
+                    for op in after
+                    if after[op] != before.get(op, 0)
+                }
+            )
         print(f"  {label:26} {sum(made[0].values())} {made[0]} | {sum(made[1].values())} {made[1]}")
 
 
