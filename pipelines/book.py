@@ -10,9 +10,16 @@ from typing import Any
 from llama_index.core import Document
 from llama_index.core.ingestion import IngestionPipeline
 from llama_index.core.node_parser import NodeParser
-from llama_index.core.schema import BaseNode, NodeRelationship, RelatedNodeInfo, TextNode
+from llama_index.core.schema import (
+    BaseNode,
+    NodeRelationship,
+    RelatedNodeInfo,
+    TextNode,
+    TransformComponent,
+)
 from pydantic import BaseModel, Field
 
+from scoperag.core.config.chunking import WindowChunking, record, recorded, resolve
 from scoperag.core.config.ingest_limits import checkpoint
 from scoperag.core.contracts.books import BOOK_INDEXES, COLLECTION, BookChunkPayload
 from scoperag.core.embedding.embedders import Embedder
@@ -58,6 +65,9 @@ class BookReport(BaseModel):
     chapters: int = Field(description="Numbered chapters (text before chapter 1 not counted).")
     chunks: int
     gutenberg_header_removed: bool
+    chunking: dict[str, Any] | None = Field(
+        default=None, description="The chunking used, recorded with the collection."
+    )
 
 
 def read_book(
@@ -163,10 +173,17 @@ class SentenceWindows(NodeParser):
 
 
 def book_chunks(
-    book: Book, embedder: Embedder, progress: Progress | None = None
+    book: Book,
+    embedder: Embedder,
+    progress: Progress | None = None,
+    chunking: WindowChunking | None = None,
+    transformations: Sequence[TransformComponent] | None = None,
 ) -> Sequence[BaseNode]:
-    """Chunk the book's chapters and embed the chunks."""
-    pipeline = IngestionPipeline(transformations=[SentenceWindows()])
+    """Chunk the book's chapters and embed the chunks (`transformations` replace the windows;
+    their nodes need the `BookChunkPayload` keys the book tools read)."""
+    chunking = chunking or WindowChunking()
+    windows = SentenceWindows(window=chunking.window, overlap=chunking.window_overlap)
+    pipeline = IngestionPipeline(transformations=list(transformations or [windows]))
     nodes = pipeline.run(documents=chapter_documents(book))
     # Batches of texts of like length pad less: about a third less CPU on a whole book.
     by_length = sorted(nodes, key=lambda node: len(node.get_content()))
@@ -181,15 +198,20 @@ def ingest_book(
     title: str | None = None,
     last_chapter: int | None = None,
     progress: Progress | None = None,
+    chunking: dict[str, int | None] | None = None,
+    transformations: Sequence[TransformComponent] | None = None,
 ) -> BookReport:
     """Ingest one book, replacing what was stored under the same book id; a book that cannot
-    be read is a `BookRejectedError` naming the file and why."""
+    be read is a `BookRejectedError` naming the file and why. `chunking` values (None: the
+    collection's) set the windows, recorded with the collection."""
+    used = resolve(WindowChunking, recorded(backend, COLLECTION), chunking or {}, transformations)
     try:
         book = read_book(path, book_id, title, last_chapter)
     except BookRejectedError as exc:
         raise BookRejectedError(f"{path.name}: not ingested, {exc}.") from None
-    nodes = book_chunks(book, embedder, progress)
+    nodes = book_chunks(book, embedder, progress, used, transformations)
     chunks = replace_source(backend, embedder, COLLECTION, BOOK_INDEXES, book_id, nodes)
+    record(backend, COLLECTION, used)
     return BookReport(
         path=str(path),
         book_id=book_id,
@@ -198,4 +220,5 @@ def ingest_book(
         chapters=len([number for number in book.chapter_numbers if number > 0]),
         chunks=chunks,
         gutenberg_header_removed=book.gutenberg,
+        chunking=used.parameters(),
     )

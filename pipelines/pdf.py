@@ -10,10 +10,16 @@ from pathlib import Path
 from llama_index.core import Document
 from llama_index.core.ingestion import IngestionPipeline
 from llama_index.core.node_parser import SentenceSplitter
-from llama_index.core.schema import BaseNode, NodeRelationship, RelatedNodeInfo
+from llama_index.core.schema import (
+    BaseNode,
+    NodeRelationship,
+    RelatedNodeInfo,
+    TransformComponent,
+)
 from pypdf import PdfReader
 from pypdf.errors import PdfReadError, PyPdfError
 
+from scoperag.core.config.chunking import TextChunking
 from scoperag.core.config.ingest_limits import check_count, checkpoint, open_source
 from scoperag.core.config.open_beneath import SourceRefusedError
 from scoperag.core.contracts.pdf import PDF_INDEXES, PdfPagePayload
@@ -151,13 +157,20 @@ def _chunk_id(index: int, page: BaseNode) -> str:
 
 
 def page_chunks(
-    pdf: PdfPages, embedder: Embedder, progress: Progress | None = None
+    pdf: PdfPages,
+    embedder: Embedder,
+    progress: Progress | None = None,
+    chunking: TextChunking | None = None,
+    transformations: Sequence[TransformComponent] | None = None,
 ) -> Sequence[BaseNode]:
     """Split pages into chunks (each with its page's metadata and a chunk_index) and embed,
     telling `progress` (chunks embedded, chunks); a cancelled or late ingestion stops between
-    pages and between embedding batches."""
-    splitter = SentenceSplitter(chunk_size=256, chunk_overlap=32, id_func=_chunk_id)
-    pipeline = IngestionPipeline(transformations=[splitter])
+    pages and between embedding batches. `transformations` replace the splitter."""
+    chunking = chunking or TextChunking()
+    splitter = SentenceSplitter(
+        chunk_size=chunking.chunk_size, chunk_overlap=chunking.chunk_overlap, id_func=_chunk_id
+    )
+    pipeline = IngestionPipeline(transformations=list(transformations or [splitter]))
     nodes: list[BaseNode] = []
     for page in page_documents(pdf):
         checkpoint()
@@ -181,8 +194,11 @@ def ingest_pdfs(
     document_id: str | None = None,
     progress: FileProgress | None = None,
     indexes: Sequence[FilterableField] = PDF_INDEXES,
+    chunking: TextChunking | None = None,
+    transformations: Sequence[TransformComponent] | None = None,
 ) -> list[FileReport]:
     """Ingest each file, replacing its earlier pages; a bad file is reported and skipped.
+    `chunking` sets the splitter; `transformations` (LlamaIndex's) replace it.
 
     `progress` counts pages (done, total, note): a file counts 1 until it is read, then its
     pages, done as its chunks are embedded; the note names the file and its chunks."""
@@ -220,7 +236,7 @@ def ingest_pdfs(
         report.pages_with_text = sum(1 for text in pdf.texts if text)
         if report.pages_with_text < report.pages:
             report.notes.append(f"{report.pages - report.pages_with_text} page(s) have no text")
-        nodes = page_chunks(pdf, embedder, embedded(index, path.name))
+        nodes = page_chunks(pdf, embedder, embedded(index, path.name), chunking, transformations)
         report.chunks = replace_source(
             backend, embedder, collection, list(indexes), pdf.document_id, nodes
         )

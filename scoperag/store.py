@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from scoperag.core.config.settings import Settings
     from scoperag.core.embedding.embedders import Embedder
     from scoperag.server.data_admin import DeleteReport, StoreListing
+    from scoperag.server.eval_output import Comparison
     from scoperag.server.evaluation import EvalReport
     from scoperag.server.python_api.handle import Profile
     from scoperag.server.transfer.reports import ExportReport, ImportReport
@@ -145,6 +146,14 @@ class Store:
         from scoperag.server.evaluation import evaluate
 
         return evaluate(self._session.call, Path(questions), k, StoreContents(self.runtime))
+
+    def compare(self, questions: str | os.PathLike[str], against: Store, k: int = 5) -> Comparison:
+        """Score the questions of a JSONL file on this store and on `against` (e.g. one built
+        with another chunking), side by side (as `scoperag eval --against`): both reports,
+        the questions that changed and a paired permutation test of each metric."""
+        from scoperag.server.eval_output import compare
+
+        return compare(self.evaluate(questions, k), against.evaluate(questions, k))
 
     def export(
         self,

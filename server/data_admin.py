@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
+from scoperag.core.config.chunking import METADATA_KEY as CHUNKING_KEY
 from scoperag.core.config.settings import Settings
 from scoperag.core.errors import InvalidParameterError, ScoperagError, as_json
 from scoperag.server.profiles import declaration, declarations, resolve_profile
@@ -68,6 +69,9 @@ class ProfileData(BaseModel):
     exists: bool
     points: int = Field(default=0, description="Points (chunks, entries, memories) stored.")
     embedder: str | None = Field(default=None, description="The embedder that built it.")
+    chunking: dict[str, Any] | None = Field(
+        default=None, description="The chunking its latest ingestion recorded (pdf, docs, books)."
+    )
     groups: dict[str, dict[str, int]] = Field(
         default_factory=dict, description="Grouping -> value -> points, e.g. documents."
     )
@@ -144,6 +148,7 @@ def describe_profile(
         exists=True,
         points=backend.count(collection, None),
         embedder=info.label() if info else None,
+        chunking=backend.collection_metadata(collection).get(CHUNKING_KEY),
         groups={
             name: _counts(backend, declared, collection, key)
             for name, key in declared.groups.items()

@@ -147,6 +147,34 @@ def test_imports_point_one_way() -> None:
     assert upward == []
 
 
+# The surfaces' own rooms, which no other room of `server` imports: what two of them share lives
+# in a room below them (`server/results/`, `server/store_state/`, `server/tool_session.py`).
+SURFACES = ("scoperag.server.cli", "scoperag.server.python_api")
+# what may import a surface's room besides itself: a profile's own commands and Python object,
+# the resident engine that runs the CLI's commands for its doors, and `scoperag eval
+# --compare`'s PARAM=VALUE, read as the CLI reads an option's text
+SURFACE_PARTS = re.compile(
+    r"scoperag\.server\.(profiles\.\w+\.(commands|python_api|demo)|daemon(\.\w+)*)"
+)
+READS_AS_THE_CLI = {"scoperag.server.eval_output -> scoperag.server.cli.tool_arguments"}
+
+
+def test_no_room_imports_a_surface_sideways() -> None:
+    """The web UI, the MCP and HTTP apps and the rooms they share never import the CLI's or
+    the Python API's modules."""
+    graph = _graph()
+    assert "scoperag.server.cli.support" in graph["scoperag.server.profiles.pdf.commands"]
+    sideways = sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        if module.startswith("scoperag.server.") and not SURFACE_PARTS.fullmatch(module)
+        for target in targets
+        if any(target.startswith(f"{room}.") for room in SURFACES)
+        and not any(module == room or module.startswith(f"{room}.") for room in SURFACES)
+    )
+    assert [edge for edge in sideways if edge not in READS_AS_THE_CLI] == []
+
+
 def _listed_rooms() -> list[str]:
     """The paths in the first column of docs/architecture.md's table of rooms."""
     page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")

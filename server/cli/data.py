@@ -24,6 +24,9 @@ def _print_listing(listing: dict) -> None:
             click.echo(f"{head}: empty (nothing ingested)")
             continue
         click.echo(f"{head}: {data['points']} points, built with {data['embedder']}")
+        if data["chunking"]:
+            shown = ", ".join(f"{key} {value}" for key, value in data["chunking"].items())
+            click.echo(f"  chunking: {shown}")
         if data["states"]:
             click.echo("  " + ", ".join(f"{state} {n}" for state, n in data["states"].items()))
         for name, counts in data["groups"].items():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -89,3 +90,33 @@ def print_report(result: Any, as_json: bool, unit: str = "chunks") -> None:
     points = sum(item.get(unit) or 0 for item in data["files"] if not item.get("error"))
     files = f"{data['ingested']} file" + ("" if data["ingested"] == 1 else "s")
     click.echo(f"ingested {points} points ({unit}) from {files}, skipped {data['skipped']}")
+
+
+# The chunking options of `scoperag ingest pdf|docs|books` (`scoperag.core.config.chunking`)
+KEPT = "default: the collection's setting, else"
+
+
+def chunk_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`--chunk-size` and `--chunk-overlap` (tokens), for the sentence splitter."""
+    command = click.option(
+        "--chunk-overlap",
+        type=int,
+        default=None,
+        help=f"Tokens neighbouring chunks share ({KEPT} 32).",
+    )(command)
+    return click.option(
+        "--chunk-size", type=int, default=None, help=f"Tokens per chunk, 64-8192 ({KEPT} 256)."
+    )(command)
+
+
+def window_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`--window` and `--window-overlap` (sentences), for books."""
+    command = click.option(
+        "--window-overlap",
+        type=int,
+        default=None,
+        help=f"Sentences neighbouring chunks share ({KEPT} 2).",
+    )(command)
+    return click.option(
+        "--window", type=int, default=None, help=f"Sentences per chunk, 1-200 ({KEPT} 6)."
+    )(command)

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from scoperag.server.cli.support import window_options
+
 
 def register(cli: click.Group, ingest: click.Group) -> None:
     """Add the books profile's commands."""
@@ -21,11 +23,19 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         default=None,
         help="Ingest only up to this chapter (a quick trial of a long book).",
     )
+    @window_options
     @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
     def ingest_book_command(
-        path: Path, book_id: str, title: str | None, last_chapter: int | None, as_json: bool
+        path: Path,
+        book_id: str,
+        title: str | None,
+        last_chapter: int | None,
+        window: int | None,
+        window_overlap: int | None,
+        as_json: bool,
     ) -> None:
-        """Ingest a plain-text book (UTF-8); re-ingesting a book id replaces that book."""
+        """Ingest a plain-text book (UTF-8); re-ingesting a book id replaces that book. The
+        chunking given is recorded with the collection and kept until changed."""
         from scoperag.pipelines.book import ingest_book
         from scoperag.server.cli.support import load_settings, progress_bar
         from scoperag.server.runtime import Runtime
@@ -41,6 +51,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
                 title,
                 last_chapter,
                 progress_bar("book", "chunk"),
+                {"window": window, "window_overlap": window_overlap},
             )
         finally:
             runtime.close()

@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from scoperag.core.config.chunking import Window, WindowOverlap
 from scoperag.core.contracts.books import BOOK_ID, DEFAULT_READER, BookSummary
 from scoperag.core.filters.params import Explain, FilePath, Index, Name, Query, StrictParams
 from scoperag.retrievers.explain import HitExplanation, ResultExplanation
@@ -108,3 +109,5 @@ class IngestBookParams(StrictParams):
     title: Name | None = Field(
         default=None, description="Title (default: the Gutenberg title or file name)."
     )
+    window: Window = None
+    window_overlap: WindowOverlap = None

@@ -29,6 +29,7 @@ def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:
     """`ingest_book`: a plain-text book, replacing the book stored under the same id."""
 
     def ingest(params: IngestBookParams, progress: Progress) -> dict[str, Any]:
+        from scoperag.core.config.chunking import chunking_of
         from scoperag.pipelines.book import ingest_book
 
         file = allowed_file(runtime.settings, params.path)
@@ -37,7 +38,14 @@ def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:
             progress(done, total, "chunks embedded")
 
         report = ingest_book(
-            file, runtime.backend, runtime.embedder, params.book_id, params.title, None, chunks
+            file,
+            runtime.backend,
+            runtime.embedder,
+            params.book_id,
+            params.title,
+            None,
+            chunks,
+            chunking_of(params),
         )
         return report.model_dump()
 

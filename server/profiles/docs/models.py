@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from scoperag.core.config.chunking import ChunkOverlap, ChunkSize
 from scoperag.core.contracts.docs import DocChunkPayload
 from scoperag.core.filters.params import FilePath, StrictParams
 from scoperag.retrievers.explain import HitExplanation, ResultExplanation
@@ -37,3 +38,5 @@ class DocsSearchResult(BaseModel):
 
 class IngestDocsParams(StrictParams):
     path: FilePath = Field(description=f"A JSONL file {BELOW_ALLOWED}.")
+    chunk_size: ChunkSize = None
+    chunk_overlap: ChunkOverlap = None

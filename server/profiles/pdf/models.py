@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from scoperag.core.config.chunking import ChunkOverlap, ChunkSize
 from scoperag.core.filters.params import (
     Explain,
     FilePaths,
@@ -88,6 +89,9 @@ class IngestResult(BaseModel):
     files: list[dict[str, Any]] = Field(description=FILES_DESCRIPTION)
     ingested: int
     skipped: int
+    chunking: dict[str, Any] | None = Field(
+        default=None, description="The chunking used, recorded with the collection."
+    )
 
 
 class IngestPdfParams(StrictParams):
@@ -97,3 +101,5 @@ class IngestPdfParams(StrictParams):
     document_id: Name | None = Field(
         default=None, description="Id for a single PDF; default: the file name without extension."
     )
+    chunk_size: ChunkSize = None
+    chunk_overlap: ChunkOverlap = None
