@@ -158,12 +158,15 @@ def test_a_line_not_utf8_is_refused_by_number(export_lines: list[str], run, tmp_
 def test_a_truncated_gzip_is_a_clear_error_naming_the_line(
     export_lines: list[str], run, tmp_path: Path
 ) -> None:
-    whole = gzip.compress(("\n".join(export_lines * 1) + "\n").encode())
+    whole = gzip.compress(("\n".join(export_lines) + "\n").encode())
     path = tmp_path / "memory.jsonl.gz"
     path.write_bytes(whole[: len(whole) * 2 // 3])
     code, output, _ = run(path)
     assert code == 1 and str(path) in output and "cut short" in output, output
     assert "line " in output
+    written = stored(tmp_path)
+    assert written is not None and 0 < written < 5  # the whole lines before the cut are stored
+    assert f"having written {written} points" in output
 
 
 def test_a_refused_second_section_says_the_first_was_stored(

@@ -54,6 +54,7 @@ class _Sections:
         self.lines, self.report = lines, report
         self.pending: tuple[int, dict[str, Any]] | None = None
         self.last_line = 0
+        self.failure: ImportFileError | None = None
         self._to_next_header("a point before any header")
 
     def __iter__(self) -> Iterator[tuple[int, ExportHeader, Iterator[list[models.PointStruct]]]]:
@@ -77,6 +78,19 @@ class _Sections:
             return None
         return value
 
+    def _until_unreadable(self) -> Iterator[Line]:
+        """The lines, up to where the file cannot be read on (kept in `failure`), so that the
+        good lines before it are written."""
+        while True:  # not `yield from`: closing this must not close the file's lines
+            try:
+                line = next(self.lines)
+            except StopIteration:
+                return
+            except ImportFileError as exc:
+                self.failure = exc
+                return
+            yield line
+
     def _to_next_header(self, orphan: str) -> None:
         for line in self.lines:
             value = self._decode(line)
@@ -91,7 +105,7 @@ class _Sections:
         model = payload_model(header.profile)
         seen: dict[str, int] = {}  # id -> the line that gave it
         page: list[models.PointStruct] = []
-        for line in self.lines:
+        for line in self._until_unreadable():
             value = self._decode(line)
             if value is None:
                 continue
@@ -204,6 +218,8 @@ def _import_export(
             report.imported += copy.points
             if keeper is not None:
                 report.state += keeper.import_state(runtime.settings, header.state)
+            if sections.failure is not None:
+                raise sections.failure
     except ImportFileError as exc:
         written = record.record
         raise ScoperagError(
