@@ -36,6 +36,7 @@ class Target(NamedTuple):
     key: str
     what: str
     by_prefix: bool
+    deleter: str
 
 
 def _targets() -> dict[str, Target]:
@@ -262,24 +263,25 @@ def _by_prefix(
 def delete(
     backend: VectorBackend, settings: Settings, kind: str, given: str, whole_line: bool = False
 ) -> DeleteReport:
-    """Delete what `kind` + `given` name (by a Qdrant filter, or the whole collection; a
-    memory version as `delete_version` does, its whole line if asked)."""
+    """Delete what `kind` + `given` name: by a Qdrant filter, the whole collection, or the
+    profile's declared `deleter` (a memory version, or its whole line if asked)."""
     kind, given, points = planned_deletion(backend, settings, kind, given)
+    deleter = "" if kind == "collection" else _targets()[kind].deleter
+    if whole_line and not deleter:
+        raise InvalidParameterError("whole_line", whole_line, "false for a " + kind)
     if kind == "collection":
         collection = declaration(given).collection(settings)
         backend.delete_collection(collection)
         message = f"Deleted collection {collection!r} of profile {given!r} ({points} points)."
-    elif kind == "memory":  # a version: the one it replaced takes its place
-        from scoperag.server.profiles.memory.versions import delete_version
-
-        target = _targets()[kind]
-        collection = declaration(target.profile).collection(settings)
-        points = delete_version(backend, settings.data_dir, given, whole_line)
-        message = f"Deleted {target.what} {given!r}: {points} points from {collection!r}."
     else:
         target = _targets()[kind]
         collection = declaration(target.profile).collection(settings)
-        backend.delete(collection, _equals(target.key, given))
+        if deleter:  # the profile's own way (a memory version: the one it replaced returns)
+            module, _, name = deleter.partition(":")
+            delete_own = getattr(importlib.import_module(module), name)
+            points = delete_own(backend, settings.data_dir, given, whole_line)
+        else:
+            backend.delete(collection, _equals(target.key, given))
         message = f"Deleted {target.what} {given!r}: {points} points from {collection!r}."
     return DeleteReport(
         kind=kind, id=given, collection=collection, points_deleted=points, message=message

@@ -11,11 +11,7 @@ from typing import Any
 
 import pytest
 from fastmcp import Client
-from test_books_tools import book_path, books_runtime  # noqa: F401
-from test_dnd_tools import dnd_dir, dnd_ingest  # noqa: F401
 from test_docs_search import corpus  # noqa: F401
-from test_memory_search import memories, memory_runtime  # noqa: F401
-from test_pdf_tools import pdf_runtime  # noqa: F401
 
 from scoperag.core.config.settings import Settings
 from scoperag.server.mcp.app import build_server
@@ -35,12 +31,20 @@ CASES = [
     ("corpus", "elf_docs_search_l0", {"query": "what failed and how was it fixed", "top_k": 3}),
 ]
 IDS = [case[1] for case in CASES]
+Answered = tuple[str, dict[str, Any], dict[str, Any]]
 
 
 def _runtime(request: pytest.FixtureRequest, fixture: str) -> Runtime:
     """The store `fixture` holds, on the engine under test (the test asks for `backend_name`)."""
     value = request.getfixturevalue(fixture)
     return value[0] if isinstance(value, tuple) else value
+
+
+@pytest.fixture(params=CASES, ids=IDS)
+async def answered(request: pytest.FixtureRequest, backend_name: str) -> Answered:
+    """(tool, its answer without explain, with explain) for each case, on each engine."""
+    fixture, tool, arguments = request.param
+    return tool, *await _answers(_runtime(request, fixture), tool, arguments)
 
 
 async def _answers(runtime: Runtime, tool: str, arguments: dict[str, Any]) -> tuple[dict, dict]:
@@ -56,17 +60,10 @@ async def _answers(runtime: Runtime, tool: str, arguments: dict[str, Any]) -> tu
     return plain.structured_content, explained.structured_content
 
 
-@pytest.mark.parametrize(("fixture", "tool", "arguments"), CASES, ids=IDS)
-async def test_every_hit_carries_its_explanations_figures_on_one_scale(
-    request: pytest.FixtureRequest,
-    backend_name: str,
-    fixture: str,
-    tool: str,
-    arguments: dict[str, Any],
-) -> None:
+async def test_every_hit_carries_its_explanations_figures_on_one_scale(answered: Answered) -> None:
     """A hit's similarity, score and fusion are its explanation's (one computation, copied),
     and the similarity is a cosine, -1 to 1, or null for a hit found by name alone."""
-    _, explained = await _answers(_runtime(request, fixture), tool, arguments)
+    tool, _, explained = answered
     hits = hits_of(tool, explained)
     assert hits and all(hit.explain for hit in hits)
     for hit in hits:
@@ -82,32 +79,20 @@ async def test_every_hit_carries_its_explanations_figures_on_one_scale(
         assert any(hit.fields["similarity"] is not None for hit in hits)
 
 
-@pytest.mark.parametrize(("fixture", "tool", "arguments"), CASES, ids=IDS)
-async def test_explain_on_or_off_gives_the_same_answer(
-    request: pytest.FixtureRequest,
-    backend_name: str,
-    fixture: str,
-    tool: str,
-    arguments: dict[str, Any],
-) -> None:
+async def test_explain_on_or_off_gives_the_same_answer(answered: Answered) -> None:
     """The same hits and the same figures, to the last digit: a search is one computation
     whether or not it is explained (ties broken by a stable key), on every engine."""
-    plain, explained = await _answers(_runtime(request, fixture), tool, arguments)
+    tool, plain, explained = answered
     assert hits_of(tool, plain) and "explain" in explained
     assert without_explain(tool, explained) == plain
 
 
-@pytest.mark.parametrize(("fixture", "tool", "arguments"), CASES, ids=IDS)
 async def test_dropped_candidates_are_ranked_as_the_hits_and_named_as_they_are(
-    request: pytest.FixtureRequest,
-    backend_name: str,
-    fixture: str,
-    tool: str,
-    arguments: dict[str, Any],
+    answered: Answered,
 ) -> None:
     """Regression: dnd's hits were ranked by RRF and its drops by "dbsf rank", and every drop
     was named by a point id only."""
-    _, explained = await _answers(_runtime(request, fixture), tool, arguments)
+    tool, _, explained = answered
     hits = hits_of(tool, explained)
     dropped = explained["explain"]["dropped"]
     assert hits and dropped

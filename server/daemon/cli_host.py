@@ -16,7 +16,7 @@ import click
 
 from scoperag.core.engine.sharing import wire
 from scoperag.server.cli.support import DOOR
-from scoperag.server.daemon.mcp_host import Attach
+from scoperag.server.daemon.mcp_host import Attach, door_settings
 
 _local = threading.local()  # this thread's door: its streams and working directory
 
@@ -120,7 +120,7 @@ def serve(handler: socketserver.StreamRequestHandler, request: dict, attach: Att
     door = _Door(handler, params.get("tty") or {})
     _local.stdout, _local.stderr, _local.stdin = _Out(door, "out"), _Out(door, "err"), _In(door)
     _local.cwd = cwd if isinstance(cwd, str) and os.path.isabs(cwd) else None
-    DOOR.settings = {"profiles": params.get("profiles") or None}
+    DOOR.settings = door_settings(params)
     try:
         code = exit_status(run, argv)
     finally:

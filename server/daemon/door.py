@@ -7,7 +7,6 @@ the resident engine themselves."""
 
 from __future__ import annotations
 
-import os
 import sys
 
 from scoperag.server.daemon import locate
@@ -27,8 +26,7 @@ def main() -> None:
             if profiles is not False:
                 from scoperag.server.daemon.relay import Relay
 
-                relay = Relay(profiles or os.environ.get("SCOPERAG_PROFILES"))
-                relay.run()
+                Relay(profiles).run()
                 sys.exit(0)
         elif command not in IN_PROCESS_COMMANDS and command.isidentifier():
             from scoperag.server.daemon.remote_cli import run

@@ -23,8 +23,10 @@ RECORD, LOG, START_LOCK = "daemon.json", "daemon.log", "daemon.lock"
 PROTOCOL = 1  # what crosses the socket between a door and the resident engine
 START_SECONDS = 60.0  # a cold start on a busy machine: imports, the engine's open
 STOP_SECONDS = 30.0
-# chosen per session (`serve --profiles`), not per resident engine; and the door's own switch
-PER_SESSION, DOOR_ONLY = ("SCOPERAG_PROFILES",), ("SCOPERAG_IN_PROCESS",)
+# chosen per door (a client's own profiles and readable folders), not per resident engine;
+# and the door's own switch
+PER_SESSION = ("SCOPERAG_PROFILES", "SCOPERAG_ALLOWED_DIRS")
+DOOR_ONLY = ("SCOPERAG_IN_PROCESS",)
 NOT_SERVED = ("SCOPERAG_DAEMON_IDLE_SECONDS",)  # how it runs, not what it serves
 
 
@@ -56,6 +58,16 @@ def daemon_env(folder: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in PER_SESSION + DOOR_ONLY}
     env["SCOPERAG_DATA_DIR"] = str(folder)
     return env
+
+
+def door_settings() -> dict[str, str]:
+    """This door's own settings (`PER_SESSION`), by settings field name: a session applies
+    them over the resident engine's."""
+    return {
+        name.removeprefix("SCOPERAG_").lower(): os.environ[name]
+        for name in PER_SESSION
+        if os.environ.get(name)
+    }
 
 
 def fingerprint(env: dict[str, str]) -> str:

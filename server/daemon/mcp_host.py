@@ -1,5 +1,5 @@
 """An MCP session on a connection to the resident engine (`daemon.mcp`): the server a
-`scoperag serve` in process would run, for the profiles the door asked for, over the
+`scoperag serve` in process would run, with the door's own settings, over the
 connection's lines instead of stdio (FastMCP's stdio transport, lines checked as on stdio)."""
 
 from __future__ import annotations
@@ -16,21 +16,32 @@ from pydantic import ValidationError
 from scoperag.core.config.settings import Settings, describe_config_error
 from scoperag.core.engine.sharing import wire
 from scoperag.core.errors import ScoperagError
+from scoperag.server.daemon import locate
 from scoperag.server.runtime import Runtime
 
 log = logging.getLogger("scoperag.daemon")
+DOOR_FIELDS = {name.removeprefix("SCOPERAG_").lower() for name in locate.PER_SESSION}
 # lists a door's connection among the resident engine's clients (`Resident.attach`)
 Attach = Callable[[socketserver.StreamRequestHandler, dict[str, Any]], None]
 
 
-def session_settings(base: Settings, profiles: Any) -> Settings:
-    """`base` with the profiles a door asked for (`serve --profiles`, SCOPERAG_PROFILES)."""
-    if profiles in (None, ""):
+def door_settings(params: dict[str, Any]) -> dict[str, str]:
+    """The door's own settings of a session request (`locate.door_settings`)."""
+    given = params.get("settings")
+    if not isinstance(given, dict):
+        return {}
+    return {k: v for k, v in given.items() if k in DOOR_FIELDS and isinstance(v, str)}
+
+
+def session_settings(base: Settings, door: dict[str, str]) -> Settings:
+    """`base` with the door's own settings (its profiles, from `serve --profiles` or
+    SCOPERAG_PROFILES; its SCOPERAG_ALLOWED_DIRS)."""
+    if not door:
         return base
     try:
-        return Settings(data_dir=base.data_dir, profiles=profiles)
+        return Settings(data_dir=base.data_dir, **door)
     except ValidationError as exc:
-        where = {"profiles": ("--profiles", profiles)}
+        where = {"profiles": ("--profiles", door.get("profiles"))}
         raise ScoperagError(f"Invalid configuration: {describe_config_error(exc, where)}") from None
 
 
@@ -45,7 +56,7 @@ def serve(
     params = request.get("params") or {}
     attach(handler, {**params, "kind": "mcp"})
     try:
-        runtime = Runtime(session_settings(base, params.get("profiles")))
+        runtime = Runtime(session_settings(base, door_settings(params)))
         mcp = build_server(runtime)
     except Exception as exc:
         wire.send(handler.wfile, {"id": request.get("id"), "error": wire.error_data(exc)})

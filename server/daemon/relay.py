@@ -32,7 +32,7 @@ class Relay:
     """One client's relay; `run` returns when the client closes stdin and the answers are out."""
 
     def __init__(self, profiles: str | None) -> None:
-        self.profiles = profiles
+        self.settings = {**locate.door_settings(), **({"profiles": profiles} if profiles else {})}
         self.lock = threading.Lock()  # of the connection, the replay and the requests pending
         self.out = threading.Lock()
         self.initialize: dict[str, Any] | None = None
@@ -43,7 +43,7 @@ class Relay:
         self.line = self._connect()
 
     def _connect(self) -> locate.Line:
-        line, _ = locate.session("daemon.mcp", {"profiles": self.profiles})
+        line, _ = locate.session("daemon.mcp", {"settings": self.settings})
         line.socket.settimeout(None)
         return line
 

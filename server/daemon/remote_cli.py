@@ -20,9 +20,7 @@ def run(argv: list[str]) -> int:
     """`argv`'s exit status, run by the resident engine (`DaemonUnavailableError` if none can)."""
     tty = {"out": _tty(sys.stdout), "err": _tty(sys.stderr), "in": _tty(sys.stdin)}
     asked = {"argv": argv, "cwd": os.getcwd(), "tty": tty}
-    line, _ = locate.session(
-        "daemon.cli", {**asked, "profiles": os.environ.get("SCOPERAG_PROFILES")}
-    )
+    line, _ = locate.session("daemon.cli", {**asked, "settings": locate.door_settings()})
     line.socket.settimeout(None)  # a command may run for hours (an ingestion)
     try:
         while (message := line.receive()) is not None:

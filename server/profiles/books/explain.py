@@ -24,7 +24,7 @@ def explain_book_search(
 ) -> SearchBookResult:
     """`result` with explain: a passage is explained by the best-scored chunk it took a
     sentence from (its score is the passage's)."""
-    why = Explainer(found, flt, names)
+    why = Explainer(found, flt, names=names)
     sources = sentence_sources(kept)
     for rank, passage in enumerate(result.passages, 1):
         best = _best_source(passage, sources)

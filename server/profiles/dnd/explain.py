@@ -46,7 +46,7 @@ def explain_search(
 ) -> ResultExplain:
     """Sets each result's explain (`fused`: every fused item, the results first); the result's.
     What the limit dropped is ranked as the hits are, by the reciprocal rank fusion."""
-    why = Explainer(found, flt, identities)
+    why = Explainer(found, flt, names=identities)
     for rank, (hit, item) in enumerate(zip(results, fused, strict=False), 1):
         hit.explain = why.hit(item.key, rank, hit)
         hit.explain.name_match = name_figures(names.get(item.key))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 from qdrant_client import models
 
-from scoperag.core.contracts.dnd import COLLECTION, DOCUMENTS, KINDS
+from scoperag.core.contracts.dnd import COLLECTION, DOCUMENTS, KIND, KINDS
 from scoperag.core.engine.node_payload import stored_text_and_metadata
 from scoperag.core.errors import as_json
 from scoperag.core.filters.fields import (
@@ -47,8 +47,8 @@ _MANY = 10_000  # facet limit for "every value" (documents, kinds, sub-types)
 _BY_NAME = models.OrderBy(key="name_order")
 
 
-def _equals(key: str, value: Any) -> models.FieldCondition:
-    return models.FieldCondition(key=key, match=models.MatchValue(value=value))
+def _in_document(slug: str) -> models.Filter | None:
+    return build_filter([DOCUMENTS], {DOCUMENTS.name: [slug]})
 
 
 def _hit(
@@ -92,12 +92,12 @@ class DndService:
 
     def _holds(self, slug: str) -> bool:
         """Whether any item of the document `slug` is stored (one point read, not a count)."""
-        in_document = models.Filter(must=[_equals("document", slug)])
+        in_document = _in_document(slug)
         return bool(self.runtime.backend.scroll(COLLECTION, in_document, limit=1))
 
     def _unknown_values(self, lookup: Lookup, values: dict[str, Any]) -> list[str]:
         """Notes on free-text keyword filters whose value no item of the kind has."""
-        of_kind = models.Filter(must=[_equals("kind", lookup.kind)])
+        of_kind = build_filter([KIND], {KIND.name: lookup.kind})
         notes = []
         for field in lookup.fields:
             value = values.get(field.name)
@@ -116,7 +116,7 @@ class DndService:
         if reason := self._refusal(lookup.fields, values):
             return DndResult(results=[], total=0, message=reason)
         backend = self.runtime.backend
-        flt = build_filter(lookup.fields, values, extra=[_equals("kind", lookup.kind)])
+        flt = build_filter([KIND, *lookup.fields], {**values, KIND.name: lookup.kind})
         limit, matches = values["limit"], None
         if values["name"]:
             names = self._names(flt, limit)
@@ -223,7 +223,7 @@ class DndService:
             return DocumentList(documents=[], message=EMPTY_HINT)
         documents = []
         for slug, total in sorted(self.known_documents().items()):
-            in_document = models.Filter(must=[_equals("document", slug)])
+            in_document = _in_document(slug)
             first = backend.scroll(COLLECTION, in_document, limit=1)
             counts = backend.facet(COLLECTION, "kind", in_document, len(KINDS))
             documents.append(

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from qdrant_client import models
 
 from scoperag.core.config.paths import expand_files, files_to_ingest
-from scoperag.core.contracts.pdf import pdf_indexes
+from scoperag.core.contracts.pdf import CHUNK_INDEX, pdf_indexes
 from scoperag.core.engine.generations import GENERATION_KEY
 from scoperag.core.engine.node_payload import stored_text_and_metadata
 from scoperag.core.filters.fields import FilterableField, build_filter, empty_selection
@@ -112,9 +112,7 @@ class PdfService:
         backend = self.runtime.backend
         if not backend.collection_exists(self.collection):
             return DocumentList(documents=[], message=EMPTY_HINT)
-        first_chunks = models.Filter(
-            must=[models.FieldCondition(key="chunk_index", match=models.MatchValue(value=0))]
-        )
+        first_chunks = build_filter([CHUNK_INDEX], {CHUNK_INDEX.name: 0})
         total = backend.count(self.collection, first_chunks)
         pages: dict[str, list[dict[str, Any]]] = {}
         for record in backend.scroll(self.collection, first_chunks, limit=max(total, 1)):
