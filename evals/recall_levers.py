@@ -223,7 +223,7 @@ COST_QUERIES = [
 def main() -> None:
     global SHOW_TAGS
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--store", type=Path, required=True, help="Folder of the sets' stores.")
+    parser.add_argument("--store", type=Path, help="Folder of the sets' stores (required).")
     parser.add_argument("--sets", default=",".join(SETS), help="Comma-separated set names.")
     parser.add_argument("--backend", choices=["local", "edge"], default=None)
     parser.add_argument("--tags", action="store_true", help="Figures per question tag too.")
@@ -236,6 +236,8 @@ def main() -> None:
     if args.engine_cost:
         engine_cost(args.engine_cost, args.rounds, args.backend)
         return
+    if args.store is None:
+        parser.error("--store is required (or --engine-cost N)")
 
     import scoperag
 

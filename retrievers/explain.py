@@ -159,8 +159,8 @@ class Explainer:
         self,
         found: SearchResult,
         flt: models.Filter | None,
-        boost: DateBoost | None = None,
         names: Names | None = None,
+        boost: DateBoost | None = None,
     ) -> None:
         from scoperag.core.engine.search_request import Branches
 
@@ -194,13 +194,17 @@ class Explainer:
             rank=rank,
             method=getattr(hit, "fusion", None) or self.method,
         )
-        why = HitExplain(
+        return HitExplain(
             dense=dense, bm25=bm25, fused=fused, similarity=similarity, found_by=found_by
         )
-        unboosted = (self.fused or {}).get(point_id)
-        if self.boost is not None and unboosted is not None and fused.score is not None:
-            why.date_boost = round(fused.score - unboosted.score, 6)
-        return why
+
+    def date_boost(self, point: models.ScoredPoint) -> float | None:
+        """What the date the query names added to the point's fused score: its order value
+        less its score in the fusion without the boost (both the engine's)."""
+        unboosted = (self.fused or {}).get(point.id)
+        if self.boost is None or unboosted is None or point.order_value is None:
+            return None
+        return round(point.order_value - unboosted.score, 6)
 
     def candidates(self) -> Candidates:
         floor = self.branches.floor
@@ -290,15 +294,16 @@ def explained(
     found: SearchResult,
     flt: models.Filter | None,
     offset: int = 0,
-    boost: DateBoost | None = None,
     names: Names | None = None,
+    boost: DateBoost | None = None,
 ) -> Result:
     """`result` whose `hits` (made from `found.hits`, in order, after `offset` others) and
-    itself carry `explain` (with `boost`: the date read and what it added to each hit);
-    `names` names the dropped candidates."""
-    why = Explainer(found, flt, boost, names)
+    itself carry `explain`; `names` names the dropped candidates; with `boost`, the date read
+    and what it added to each hit."""
+    why = Explainer(found, flt, names, boost)
     for rank, (hit, point) in enumerate(zip(hits, found.hits, strict=True), offset + 1):
         hit.explain = why.hit(point.id, rank, hit)
+        hit.explain.date_boost = why.date_boost(point)
     why.engine_drops({point.id for point in found.hits})
     result.explain = why.result()  # type: ignore[attr-defined]
     return result

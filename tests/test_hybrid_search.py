@@ -280,6 +280,9 @@ def test_explain_names_the_branch_that_found_each_hit(backend: VectorBackend) ->
     )
     found = backend.search(request)
     why = Explainer(found, None)
-    figures = {point.payload["n"]: why.hit(point, rank) for rank, point in enumerate(found.hits, 1)}
+    figures = {
+        point.payload["n"]: why.hit(point.id, rank, point)
+        for rank, point in enumerate(found.hits, 1)
+    }
     assert 0 in figures and figures[0].found_by == ["bm25"]
     assert all(hit.found_by[0] == "dense" for n, hit in figures.items() if n)

@@ -236,7 +236,7 @@ class MemoryService:
             shown = {row.content_hash for row in rows}  # less any point that could not be read
             hits = [h for h in search.last.hits if (h.payload or {}).get("content_hash") in shown]
             found = search.last.model_copy(update={"hits": hits})
-            return explained(result, rows, found, flt, offset, boost, names)
+            return explained(result, rows, found, flt, offset, names, boost)
         return result
 
     def _ranked(
