@@ -112,8 +112,8 @@ async def test_two_stdio_clients_the_cli_and_the_python_api_share_one_resident_e
 
 def _libraries(maps: str) -> list[str]:
     names = {Path(line.split()[-1]).name for line in maps.splitlines() if "/" in line}
-    return [part for name in names for part in ("onnxruntime", "qdrant_edge", "pydantic_core")
-            if part in name]  # fmt: skip
+    heavy = ("onnxruntime", "qdrant_edge", "pydantic_core")
+    return [part for name in names for part in heavy if part in name]
 
 
 def test_the_resident_engine_exits_after_its_idle_time(
