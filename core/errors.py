@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 
 _MOST = 200  # characters of a value echoed back in an error
 
@@ -19,8 +20,29 @@ def as_json(value: object, most: int = _MOST) -> str:
     return f"{text[:most]}... ({len(text)} characters)"
 
 
+def _finite(value: object) -> bool:
+    return isinstance(value, float) and value == value and abs(value) != float("inf")
+
+
 class ScoperagError(Exception):
     """Base of every error whose message is meant for the user as it is."""
+
+    def details(self) -> dict[str, object]:
+        """What a program reading the error may want beside its message (none by default)."""
+        return {}
+
+
+def error_code(error: ScoperagError) -> str:
+    """The error's kind as snake case, from its class: `InvalidParameterError` ->
+    `invalid_parameter`."""
+    name = type(error).__name__.removesuffix("Error") or "scoperag"
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def error_body(error: ScoperagError) -> dict[str, object]:
+    """The one JSON shape of an error (HTTP and the web UI): `error` (its kind), `message`
+    (what to tell a person) and its details (`field`, `value`, `rule` for a refused value)."""
+    return {"error": error_code(error), "message": str(error), **error.details()}
 
 
 class InvalidParameterError(ScoperagError, ValueError):
@@ -33,6 +55,13 @@ class InvalidParameterError(ScoperagError, ValueError):
         super().__init__(
             f"Invalid value for '{parameter}': {as_json(value)}. Accepted: {accepted}."
         )
+
+    def details(self) -> dict[str, object]:
+        value = self.value
+        plain = value is None or isinstance(value, bool | int) or _finite(value)
+        short = isinstance(value, str) and len(value) <= _MOST
+        shown = value if plain or short else as_json(value)
+        return {"field": self.parameter, "value": shown, "rule": self.accepted}
 
 
 class StoreLockedError(ScoperagError):

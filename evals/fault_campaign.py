@@ -127,10 +127,14 @@ def acknowledged(data_dir: Path) -> int:
     return sum(record.points for record in stopped_imports(data_dir))
 
 
-def import_kill(folder: Path, export: Path, points: int, rng: random.Random) -> dict:
+def import_kill(
+    folder: Path, export: Path, points: int, rng: random.Random, within: float = 2.5
+) -> dict:
+    """A kill in the `within` seconds after the import's first page is written."""
     data_dir = folder / "data"
     records = data_dir / "imports"
-    alive = killed(data_dir, ["import", str(export)], lambda: any(records.glob("*.json")), rng)
+    begun = lambda: any(records.glob("*.json"))  # noqa: E731
+    alive = killed(data_dir, ["import", str(export)], begun, rng, within)
     outcome = {"killed": alive, "acknowledged": acknowledged(data_dir)}
     after = cli(data_dir, "check", "--json")
     report = json.loads(after.stdout) if after.stdout.startswith("{") else {}
@@ -150,6 +154,7 @@ def import_kill(folder: Path, export: Path, points: int, rng: random.Random) -> 
 
 def ingest_kill(folder: Path, count_: int, rng: random.Random) -> dict:
     data_dir = folder / "data"
+    folder.mkdir(parents=True, exist_ok=True)
     base, batch = folder / "base.json", folder / "batch.json"
     write_memories(base, 20, first=10**6)
     write_memories(batch, count_)
@@ -252,8 +257,12 @@ def main() -> None:
     parser.add_argument("--points", type=int, default=20_000, help="Points of the import file.")
     parser.add_argument("--memories", type=int, default=1_000, help="Memories ingested.")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--within", type=float, default=20.0, help="Import kills: seconds after the first page."
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
     totals = {"served": 0, "refused": 0, "recovered": 0, "lost": 0}
     with tempfile.TemporaryDirectory(prefix="fault-campaign-") as folder:
         root = Path(folder)
@@ -261,7 +270,7 @@ def main() -> None:
         write_export(export, args.points)
         print(f"## kills during `scoperag import` of {args.points} points")
         for n in range(args.kills):
-            outcome = import_kill(root / f"import-{n}", export, args.points, rng)
+            outcome = import_kill(root / f"import-{n}", export, args.points, rng, args.within)
             print(json.dumps(outcome))
             totals["served"] += outcome["served"]
             totals["recovered"] += outcome["recovered"]

@@ -6,7 +6,7 @@
   relevant = the intended name (run with `--k 1`: top-1 accuracy);
 - memory_devbench.jsonl: the devbench queries of ../shared/data/memories, one `search`
   (page_size 5) a question, relevant = its expected tags; negatives expect nothing
-  (memory_devbench_floor_0.5.jsonl: the same with min_similarity 0.5).
+  (memory_devbench_floor_0.jsonl: the same with min_similarity 0, cosine).
 
     python evals/make_questions.py
     scoperag eval evals/questions/pdf_known_pages.jsonl    # on a store holding ../shared/data/pdf
@@ -77,7 +77,7 @@ def main() -> None:
         "pdf_known_pages": pdf_known_pages(),
         "dnd_names": dnd_names(),
         "memory_devbench": memory_devbench(),
-        "memory_devbench_floor_0.5": memory_devbench(0.5),
+        "memory_devbench_floor_0": memory_devbench(0.0),
     }
     for name, questions in files.items():
         path = OUT / f"{name}.jsonl"

@@ -20,6 +20,7 @@ filter's count until the next write).
     python evals/memory_bench.py                  # 10k on the default engine
     python evals/memory_bench.py --backend edge   # the embedded Qdrant Edge engine
     python evals/memory_bench.py --large          # 100k
+    python evals/memory_bench.py --levers off     # BM25 candidates and the date boost off
 
 Any checkout's code can be measured with this script (it only patches classes every version
 has): `/work/wt/before/.venv/bin/python evals/memory_bench.py --backend edge`.
@@ -67,12 +68,14 @@ QUERIES = [
     "the monster's legendary actions",
     "letters from Jane in London",
 ]
+DATED = "hybrid, a month named"  # its queries name a month: the date boost runs
 # What each scenario passes to `search`, beside the query where it has one.
 SCENARIOS: dict[str, dict[str, Any]] = {
     "hybrid": {"mode": "hybrid"},
+    "hybrid, a month named": {"mode": "hybrid"},
     "hybrid + tag": {"mode": "hybrid", "tags": ["t001"]},
-    "hybrid, min_similarity 0.3": {"mode": "hybrid", "min_similarity": 0.3},
-    "semantic, floor 0": {"mode": "hybrid", "min_similarity": 0.0},
+    "hybrid, min_similarity -0.4": {"mode": "hybrid", "min_similarity": -0.4},
+    "semantic, no floor": {"mode": "hybrid", "min_similarity": -1.0},
     "tag, newest first": {"mode": "tag", "tags": ["t002", "t005"], "start_date": "2025-06-01"},
     "faceted + query": {
         "mode": "faceted",
@@ -139,7 +142,10 @@ def _call(name: str, index: int) -> tuple[str, dict[str, Any]]:
         return "store_memory", {"content": content, "tags": ["bench"], "memory_type": "note"}
     if name in QUERYLESS:
         return "search", {"query": "", **SCENARIOS[name], "end_date": _window_end(name, index)}
-    return "search", {"query": QUERIES[index % len(QUERIES)], **SCENARIOS[name]}
+    query = QUERIES[index % len(QUERIES)]
+    if name == DATED:
+        query = f"{query.rstrip('?')} in March 2025?"
+    return "search", {"query": query, **SCENARIOS[name]}
 
 
 def _window_end(name: str, index: int) -> str:
@@ -227,8 +233,21 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=None, help="any other number of memories")
     parser.add_argument("--backend", choices=["local", "edge"], default=None)
     parser.add_argument("--rounds", type=int, default=40, help="calls per scenario")
+    parser.add_argument(
+        "--levers",
+        choices=["on", "off"],
+        default="on",
+        help="off: keywords only re-rank the dense candidates and no date boost",
+    )
     args = parser.parse_args()
     size = args.size or (100_000 if args.large else 10_000)
+    if args.levers == "off":
+        from unittest import mock
+
+        from scoperag.retrievers.searches import FilteredSearch
+
+        mock.patch.object(FilteredSearch, "keyword_candidates", False).start()
+        mock.patch("scoperag.server.profiles.memory.service.named_date", lambda *a: None).start()
 
     from scoperag.server.mcp.app import build_server
     from scoperag.server.runtime import Runtime

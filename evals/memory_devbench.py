@@ -8,11 +8,11 @@ Recall@k (the share of each question's expected memories found, averaged) and MR
 of the first expected memory, averaged), per category, and for the 5 negative questions (which
 expect nothing) the false-positive rate: the share of them that return any result.
 
-    python evals/memory_devbench.py                       # top 5; default floor, then 0.5
+    python evals/memory_devbench.py                       # top 5; default floor, then 0
     python evals/memory_devbench.py --top-k 3 --min-similarity 0.7 --verbose
 
 The same questions as a `scoperag eval` file (overall figures, no categories):
-evals/questions/memory_devbench.jsonl (and _floor_0.5), written by evals/make_questions.py.
+evals/questions/memory_devbench.jsonl (and _floor_0), written by evals/make_questions.py.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def main() -> None:
     report = import_memories(DATASET, runtime.backend, runtime.embedder)
     print(f"imported {len(report.stored)} devbench memories on '{runtime.backend.name}'")
     server = build_server(runtime)
-    for floor in args.floors or [None, 0.5]:
+    for floor in args.floors or [None, 0.0]:
         asyncio.run(run(server, data["queries"], args.top_k, floor, args.verbose))
     runtime.close()
 

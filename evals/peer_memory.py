@@ -87,7 +87,7 @@ def arguments(side: Side, scenario: str, query: str, page_size: int) -> tuple[st
         size_key = "page_size" if tool == "memory_list" else "limit"
         chosen = {**peer_args, size_key: page_size}
     else:
-        tool, chosen = "search", {**our_args, "page_size": page_size, "min_similarity": 0.0}
+        tool, chosen = "search", {**our_args, "page_size": page_size, "min_similarity": -1.0}
     return tool, {key: query if value == "{q}" else value for key, value in chosen.items()}
 
 
@@ -204,7 +204,7 @@ async def main_async(args: argparse.Namespace) -> None:
         sides,
         measured,
         f"{args.size} memories; peer mcp-memory-service {peer_version(python)} (sqlite-vec), "
-        f"scoperag on Qdrant Edge; page size {args.page_size}, min_similarity 0, "
+        f"scoperag on Qdrant Edge; page size {args.page_size}, min_similarity -1 (no floor), "
         f"{args.rounds} interleaved rounds; MCP tool call wall time seen by the client; "
         f"peer torch threads: {args.peer_threads or 'its default'}",
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,13 +10,22 @@ from typing import Any
 from llama_index.core import Document
 from llama_index.core.ingestion import IngestionPipeline
 from llama_index.core.node_parser import NodeParser
-from llama_index.core.schema import BaseNode, NodeRelationship, RelatedNodeInfo, TextNode
+from llama_index.core.schema import (
+    BaseNode,
+    NodeRelationship,
+    RelatedNodeInfo,
+    TextNode,
+    TransformComponent,
+)
 from pydantic import BaseModel, Field
 
+from scoperag.core.config.chunking import WindowChunking, record, recorded, resolve
 from scoperag.core.config.ingest_limits import checkpoint
 from scoperag.core.contracts.books import BOOK_INDEXES, COLLECTION, BookChunkPayload
 from scoperag.core.embedding.embedders import Embedder
 from scoperag.core.engine.backend import VectorBackend
+from scoperag.core.errors import InvalidParameterError
+from scoperag.core.progress import Progress
 from scoperag.pipelines.chapters import split_chapters
 from scoperag.pipelines.gutenberg import BookRejectedError, read_text, strip_gutenberg
 from scoperag.pipelines.point_ids import stable_id
@@ -56,6 +65,9 @@ class BookReport(BaseModel):
     chapters: int = Field(description="Numbered chapters (text before chapter 1 not counted).")
     chunks: int
     gutenberg_header_removed: bool
+    chunking: dict[str, Any] | None = Field(
+        default=None, description="The chunking used, recorded with the collection."
+    )
 
 
 def read_book(
@@ -122,8 +134,10 @@ class SentenceWindows(NodeParser):
         self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any
     ) -> list[BaseNode]:
         if self.overlap >= self.window:
-            raise ValueError(
-                f"overlap ({self.overlap}) must be smaller than window ({self.window})"
+            raise InvalidParameterError(
+                "overlap",
+                self.overlap,
+                f"a number of sentences smaller than window ({self.window})",
             )
         chunks: list[BaseNode] = []
         for chapter in nodes:
@@ -159,10 +173,17 @@ class SentenceWindows(NodeParser):
 
 
 def book_chunks(
-    book: Book, embedder: Embedder, progress: Callable[[int, int], None] | None = None
+    book: Book,
+    embedder: Embedder,
+    progress: Progress | None = None,
+    chunking: WindowChunking | None = None,
+    transformations: Sequence[TransformComponent] | None = None,
 ) -> Sequence[BaseNode]:
-    """Chunk the book's chapters and embed the chunks."""
-    pipeline = IngestionPipeline(transformations=[SentenceWindows()])
+    """Chunk the book's chapters and embed the chunks (`transformations` replace the windows;
+    their nodes need the `BookChunkPayload` keys the book tools read)."""
+    chunking = chunking or WindowChunking()
+    windows = SentenceWindows(window=chunking.window, overlap=chunking.window_overlap)
+    pipeline = IngestionPipeline(transformations=list(transformations or [windows]))
     nodes = pipeline.run(documents=chapter_documents(book))
     # Batches of texts of like length pad less: about a third less CPU on a whole book.
     by_length = sorted(nodes, key=lambda node: len(node.get_content()))
@@ -176,12 +197,21 @@ def ingest_book(
     book_id: str,
     title: str | None = None,
     last_chapter: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
+    chunking: dict[str, int | None] | None = None,
+    transformations: Sequence[TransformComponent] | None = None,
 ) -> BookReport:
-    """Ingest one book, replacing what was stored under the same book id."""
-    book = read_book(path, book_id, title, last_chapter)
-    nodes = book_chunks(book, embedder, progress)
+    """Ingest one book, replacing what was stored under the same book id; a book that cannot
+    be read is a `BookRejectedError` naming the file and why. `chunking` values (None: the
+    collection's) set the windows, recorded with the collection."""
+    used = resolve(WindowChunking, recorded(backend, COLLECTION), chunking or {}, transformations)
+    try:
+        book = read_book(path, book_id, title, last_chapter)
+    except BookRejectedError as exc:
+        raise BookRejectedError(f"{path.name}: not ingested, {exc}.") from None
+    nodes = book_chunks(book, embedder, progress, used, transformations)
     chunks = replace_source(backend, embedder, COLLECTION, BOOK_INDEXES, book_id, nodes)
+    record(backend, COLLECTION, used)
     return BookReport(
         path=str(path),
         book_id=book_id,
@@ -190,4 +220,5 @@ def ingest_book(
         chapters=len([number for number in book.chapter_numbers if number > 0]),
         chunks=chunks,
         gutenberg_header_removed=book.gutenberg,
+        chunking=used.parameters(),
     )

@@ -32,6 +32,7 @@ from scoperag.core.contracts.dnd import parse_challenge_rating as challenge_rati
 from scoperag.core.embedding.embedders import Embedder
 from scoperag.core.engine.backend import VectorBackend
 from scoperag.core.engine.generations import SOURCE_KEY
+from scoperag.core.progress import Progress
 from scoperag.pipelines.dnd_entries import KIND_SPECS, entry_text
 from scoperag.pipelines.dnd_folders import (
     DOCUMENT_FILE,
@@ -43,7 +44,7 @@ from scoperag.pipelines.dnd_folders import (
 from scoperag.pipelines.point_ids import stable_id
 from scoperag.pipelines.store import EmbedNodes, replace_sources
 
-FileProgress = Callable[[int, int, str], None]
+FileProgress = Progress
 EMBED_CHARS = 300  # the embedded start of an entry (~70 tokens): name, kind, key facts, summary
 
 
@@ -147,7 +148,7 @@ class EmbedEntryStart(TransformComponent):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
     embedder: Embedder = Field(exclude=True)
-    progress: Callable[[int, int], None] | None = Field(default=None, exclude=True)
+    progress: Callable[..., None] | None = Field(default=None, exclude=True)  # a Progress
 
     def __call__(self, nodes: Sequence[BaseNode], **kwargs: object) -> Sequence[BaseNode]:
         starts = [TextNode(text=node.get_content()[:EMBED_CHARS]) for node in nodes]

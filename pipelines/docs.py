@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from llama_index.core import Document
 from llama_index.core.ingestion import IngestionPipeline
@@ -12,16 +13,17 @@ from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.schema import BaseNode, TransformComponent
 from pydantic import BaseModel, Field, ValidationError
 
+from scoperag.core.config.chunking import TextChunking, record, recorded, resolve
 from scoperag.core.config.ingest_limits import check_count, first_problems, open_source
 from scoperag.core.config.open_beneath import SourceRefusedError
 from scoperag.core.contracts.docs import COLLECTION, DOCS_FILTERS, DocSource, NonEmpty
 from scoperag.core.embedding.embedders import Embedder
 from scoperag.core.engine.backend import VectorBackend
 from scoperag.core.errors import ScoperagError
+from scoperag.core.progress import Progress
 from scoperag.pipelines.point_ids import stable_id
 from scoperag.pipelines.store import EmbedNodes, replace_sources
 
-Progress = Callable[[int, int, str], None]
 BATCH_SIZE = 256  # documents embedded and written together
 _EMBEDDED_KEYS = {"title"}  # the only metadata that goes into the vector with the text
 
@@ -50,6 +52,9 @@ class DocsIngestReport(BaseModel):
     skipped_count: int = Field(default=0, description="How many lines were skipped in all.")
     notes: list[str] = Field(default_factory=list, description="The first 100.")
     notes_count: int = Field(default=0, description="How many notes there were in all.")
+    chunking: dict[str, Any] | None = Field(
+        default=None, description="The chunking used, recorded with the collection."
+    )
 
 
 def _describe(error: ValidationError) -> str:
@@ -126,11 +131,20 @@ def doc_document(line: DocLine) -> Document:
     )
 
 
-def doc_chunks(lines: Sequence[DocLine], embedder: Embedder) -> Sequence[BaseNode]:
-    """Split, number and embed the documents' chunks."""
+def doc_chunks(
+    lines: Sequence[DocLine],
+    embedder: Embedder,
+    chunking: TextChunking | None = None,
+    transformations: Sequence[TransformComponent] | None = None,
+) -> Sequence[BaseNode]:
+    """Split, number and embed the documents' chunks (`transformations` replace the split)."""
+    chunking = chunking or TextChunking()
+    splitter = SentenceSplitter(
+        chunk_size=chunking.chunk_size, chunk_overlap=chunking.chunk_overlap, id_func=_chunk_id
+    )
     pipeline = IngestionPipeline(
         transformations=[
-            SentenceSplitter(chunk_size=256, chunk_overlap=32, id_func=_chunk_id),
+            *(transformations or [splitter]),
             NumberChunks(),
             EmbedNodes(embedder=embedder),
         ]
@@ -138,9 +152,15 @@ def doc_chunks(lines: Sequence[DocLine], embedder: Embedder) -> Sequence[BaseNod
     return pipeline.run(documents=[doc_document(line) for line in lines])
 
 
-def replace_documents(backend: VectorBackend, embedder: Embedder, lines: Sequence[DocLine]) -> int:
+def replace_documents(
+    backend: VectorBackend,
+    embedder: Embedder,
+    lines: Sequence[DocLine],
+    chunking: TextChunking | None = None,
+    transformations: Sequence[TransformComponent] | None = None,
+) -> int:
     """Replace the documents' chunks as one generation (readers never see a mix)."""
-    nodes = doc_chunks(lines, embedder)
+    nodes = doc_chunks(lines, embedder, chunking, transformations)
     doc_ids = [line.doc_id for line in lines]
     return replace_sources(backend, embedder, COLLECTION, DOCS_FILTERS, doc_ids, nodes)
 
@@ -161,15 +181,21 @@ def ingest_docs_jsonl(
     backend: VectorBackend,
     embedder: Embedder,
     progress: Progress | None = None,
+    chunking: dict[str, int | None] | None = None,
+    transformations: Sequence[TransformComponent] | None = None,
 ) -> DocsIngestReport:
-    """Ingest every valid line (re-ingesting a doc_id replaces it); bad lines are reported."""
+    """Ingest every valid line (re-ingesting a doc_id replaces it); bad lines are reported.
+    `chunking` values (None: the collection's) set the splitter, recorded with the collection;
+    LlamaIndex `transformations` replace it."""
+    used = resolve(TextChunking, recorded(backend, COLLECTION), chunking or {}, transformations)
     total = _count_lines(path)
-    report = DocsIngestReport(path=str(path))
+    report = DocsIngestReport(path=str(path), chunking=used.parameters())
     first_line: dict[str, int] = {}
     batch: dict[str, DocLine] = {}
 
     def flush() -> None:
-        report.chunks += replace_documents(backend, embedder, list(batch.values()))
+        lines = list(batch.values())
+        report.chunks += replace_documents(backend, embedder, lines, used, transformations)
         batch.clear()
         if progress:
             progress(report.lines, total, f"{len(first_line)} documents")
@@ -187,6 +213,7 @@ def ingest_docs_jsonl(
     if batch:
         flush()
     report.documents = len(first_line)
+    record(backend, COLLECTION, used)
     report.skipped_count, report.skipped = len(report.skipped), first_problems(report.skipped)
     report.notes_count, report.notes = len(report.notes), first_problems(report.notes)
     if progress:

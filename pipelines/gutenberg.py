@@ -6,8 +6,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from scoperag.core.config.ingest_limits import open_source
+from scoperag.core.config.ingest_limits import check_text, open_source
 from scoperag.core.config.open_beneath import SourceRefusedError
+from scoperag.core.errors import ScoperagError
 
 _START = re.compile(r"^\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M | re.I)
 _END = re.compile(r"^\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M | re.I)
@@ -16,7 +17,7 @@ _TITLE = re.compile(r"^Title:[ \t]*(.+)$", re.M)
 _CREDITS = re.compile(r"^(?:Produced by|E-text prepared by|Transcribed from)\b", re.I)
 
 
-class BookRejectedError(Exception):
+class BookRejectedError(ScoperagError):
     """A text file that cannot be ingested as a book, with the reason in words."""
 
 
@@ -48,7 +49,12 @@ def read_text(path: Path) -> str:
         raise BookRejectedError(
             f"it is not UTF-8 text ({exc.reason} at byte {exc.start})"
         ) from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    try:
+        check_text(text)
+    except SourceRefusedError as exc:
+        raise BookRejectedError(str(exc)) from None
+    return text
 
 
 def _without_credits(body: str) -> str:

@@ -7,7 +7,7 @@ already there: it is reported as a duplicate, not embedded or written a second t
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -35,10 +35,10 @@ from scoperag.core.engine.backend import VectorBackend
 from scoperag.core.engine.collections import prepare_for_writing
 from scoperag.core.engine.vector_names import DENSE_VECTOR, SPARSE_VECTOR
 from scoperag.core.errors import InvalidParameterError, ScoperagError
+from scoperag.core.progress import Progress
 from scoperag.pipelines.memory_order import assign_order, writers_take_turns
 from scoperag.pipelines.point_ids import stable_id
 
-Progress = Callable[[int, int], None]
 _LLM_KEYS = {"tags", "memory_type", "created_at"}  # what a query engine's LLM sees beside the text
 # Keys a memory in a file may use for its fields (the devbench format says created_at_iso).
 _TIME_KEYS = ("created_at", "created_at_iso", "timestamp")

@@ -6,7 +6,7 @@ import contextvars
 import logging
 import queue
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,21 +14,29 @@ from pathlib import Path
 from llama_index.core import Document
 from llama_index.core.ingestion import IngestionPipeline
 from llama_index.core.node_parser import SentenceSplitter
-from llama_index.core.schema import BaseNode, NodeRelationship, RelatedNodeInfo
+from llama_index.core.schema import (
+    BaseNode,
+    NodeRelationship,
+    RelatedNodeInfo,
+    TransformComponent,
+)
 from pypdf import PdfReader
 from pypdf.errors import PdfReadError, PyPdfError
 
+from scoperag.core.config.chunking import TextChunking
 from scoperag.core.config.ingest_limits import check_count, checkpoint, open_source
 from scoperag.core.config.open_beneath import SourceRefusedError
 from scoperag.core.contracts.pdf import PDF_INDEXES, PdfPagePayload
 from scoperag.core.embedding.embedders import Embedder
 from scoperag.core.engine.backend import VectorBackend
+from scoperag.core.errors import InvalidParameterError
 from scoperag.core.filters.fields import FilterableField
+from scoperag.core.progress import Progress
 from scoperag.pipelines.page_labels import page_labels
 from scoperag.pipelines.point_ids import stable_id
 from scoperag.pipelines.store import EmbedNodes, replace_source
 
-FileProgress = Callable[[int, int, str], None]
+FileProgress = Progress
 _EMBEDDED_KEYS = {"title"}  # the only metadata that goes into the vector with the text
 _HEADER = b"%PDF"  # what a PDF file holds in its first kilobyte (PDF 32000-1, 7.5.2)
 _LOG = logging.getLogger(__name__)
@@ -153,19 +161,27 @@ def _chunk_id(index: int, page: BaseNode) -> str:
 
 
 def page_chunks(
-    pdf: PdfPages, embedder: Embedder, progress: Callable[[int, int, int], None] | None = None
+    pdf: PdfPages,
+    embedder: Embedder,
+    progress: Progress | None = None,
+    chunking: TextChunking | None = None,
+    transformations: Sequence[TransformComponent] | None = None,
 ) -> Sequence[BaseNode]:
     """Split pages into chunks (each with its page's metadata and a chunk_index) and embed them,
     pipelined: pages are split in a worker thread while the chunks of the pages before are
     embedded (the encoder releases the interpreter lock). `progress` is told (pages embedded,
-    pages with text, chunks embedded); a cancelled or late ingestion stops between batches."""
+    pages with text, the chunks embedded); a cancelled or late ingestion stops between
+    batches. `transformations` replace the splitter."""
+    chunking = chunking or TextChunking()
     pages = page_documents(pdf)
     split: queue.Queue[list[BaseNode] | BaseException | None] = queue.Queue()
     stop = threading.Event()
 
     def produce() -> None:
-        splitter = SentenceSplitter(chunk_size=256, chunk_overlap=32, id_func=_chunk_id)
-        pipeline = IngestionPipeline(transformations=[splitter])
+        splitter = SentenceSplitter(
+            chunk_size=chunking.chunk_size, chunk_overlap=chunking.chunk_overlap, id_func=_chunk_id
+        )
+        pipeline = IngestionPipeline(transformations=list(transformations or [splitter]))
         source = RelatedNodeInfo(node_id=pdf.document_id)
         try:
             for page in pages:
@@ -198,7 +214,7 @@ def page_chunks(
                 nodes += embed(waiting)
                 pages_done, pages_waiting, waiting = pages_done + pages_waiting, 0, []
                 if progress:
-                    progress(pages_done, len(pages), len(nodes))
+                    progress(pages_done, len(pages), f"{len(nodes)} chunks")
             if item is None:
                 return nodes
     finally:
@@ -213,25 +229,30 @@ def ingest_pdfs(
     document_id: str | None = None,
     progress: FileProgress | None = None,
     indexes: Sequence[FilterableField] = PDF_INDEXES,
+    chunking: TextChunking | None = None,
+    transformations: Sequence[TransformComponent] | None = None,
 ) -> list[FileReport]:
     """Ingest each file, replacing its earlier pages; a bad file is reported and skipped.
+    `chunking` sets the splitter; `transformations` (LlamaIndex's) replace it.
 
     `progress` counts pages (done, total, note): a file counts 1 until it is read, then its
     pages, done as its chunks are embedded; the note names the file and its chunks. The next
     file is read while one is embedded."""
     if document_id is not None and len(paths) != 1:
-        raise ValueError(
-            f"--document-id names one document but {len(paths)} files were given; "
-            "ingest them one at a time or let each take its file name."
+        raise InvalidParameterError(
+            "document_id",
+            document_id,
+            f"one file with it, but {len(paths)} were given: ingest them one at a time or let "
+            "each take its file name",
         )
     reports = []
     pages = [1] * len(paths)  # each file's pages, once read
 
-    def embedded(index: int, name: str) -> Callable[[int, int, int], None]:
-        def report(pages_done: int, with_text: int, chunks: int) -> None:
+    def embedded(index: int, name: str) -> Progress:
+        def report(pages_done: int, with_text: int, chunks: str = "") -> None:
             if progress:
                 done = sum(pages[:index]) + pages[index] * pages_done // max(with_text, 1)
-                progress(done, sum(pages), f"{name}: {chunks} chunks embedded")
+                progress(done, sum(pages), f"{name}: {chunks} embedded")
 
         return report
 
@@ -263,7 +284,9 @@ def ingest_pdfs(
             report.pages_with_text = sum(1 for text in pdf.texts if text)
             if report.pages_with_text < report.pages:
                 report.notes.append(f"{report.pages - report.pages_with_text} page(s) have no text")
-            nodes = page_chunks(pdf, embedder, embedded(index, path.name))
+            nodes = page_chunks(
+                pdf, embedder, embedded(index, path.name), chunking, transformations
+            )
             report.chunks = replace_source(
                 backend, embedder, collection, list(indexes), pdf.document_id, nodes
             )

@@ -21,7 +21,6 @@ from scoperag.core.engine.generations import GENERATION_KEY, SOURCE_KEY
 from scoperag.core.filters.fields import FieldType, FilterableField
 from scoperag.pipelines.point_ids import stable_id
 
-Progress = Callable[[int, int], None]
 # Keys every replacement filters on (the source and the generation of a point).
 REPLACEMENT_INDEXES = [
     FilterableField(name=key, field_type=FieldType.KEYWORD, description=description)
@@ -41,7 +40,7 @@ class EmbedNodes(TransformComponent):
     # A batch is where progress is reported and a stopped ingestion stops: 16 texts take a
     # fraction of a second, and the encoder runs its own smaller batches anyway.
     batch_size: int = 16
-    progress: Progress | None = Field(default=None, exclude=True)
+    progress: Callable[..., None] | None = Field(default=None, exclude=True)  # a Progress
 
     def __call__(self, nodes: Sequence[BaseNode], **kwargs: object) -> Sequence[BaseNode]:
         total = len(nodes)

@@ -9,14 +9,15 @@ dropped. Nothing here re-scores anything: every figure is one the engine returne
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, WithJsonSchema
 
 if TYPE_CHECKING:  # the models are read when the tools are listed, before any engine is opened
     from qdrant_client import models
 
+    from scoperag.core.engine.backend import VectorBackend
     from scoperag.core.engine.search_request import BranchHit, DateBoost, SearchResult
 
 SHOWN_DROPS = 20  # the dropped candidates listed; `dropped_total` counts them all
@@ -63,7 +64,7 @@ class HitExplain(BaseModel):
     )
     fused: FusedFigures
     similarity: float | None = Field(
-        default=None, description="The cosine the similarity floor compared."
+        default=None, description="The hit's cosine similarity, which the floor compares."
     )
     found_by: list[Literal["dense", "bm25"]] = Field(
         default_factory=list,
@@ -81,6 +82,9 @@ class HitExplain(BaseModel):
 class Dropped(BaseModel):
     stage: Stage
     id: int | str = Field(description="The point's id (a name lookup: the name).")
+    identity: dict[str, Any] | None = Field(
+        default=None, description="What names it, as the hits are named (a hash, a name, a page)."
+    )
     reason: str
     score: float | None = Field(default=None, description="Its score at that stage.")
 
@@ -126,17 +130,44 @@ def _ranks(ranking: list[BranchHit] | None) -> dict[Hashable, ScoreRank]:
     return {hit.id: ScoreRank(score=hit.score, rank=n) for n, hit in enumerate(ranking or [], 1)}
 
 
+# point ids -> what names each point (its payload's identity fields)
+Names = Callable[[list[Hashable]], dict[Hashable, dict[str, Any]]]
+
+
+def payload_names(backend: VectorBackend, collection: str, keys: Sequence[str]) -> Names:
+    """`Names` read from the points' payloads in `collection`: the `keys` each one has."""
+    from qdrant_client import models
+
+    def names(ids: list[Hashable]) -> dict[Hashable, dict[str, Any]]:
+        if not ids:
+            return {}
+        flt = models.Filter(must=[models.HasIdCondition(has_id=list(ids))])  # type: ignore[arg-type]
+        return {
+            record.id: {key: record.payload[key] for key in keys if key in record.payload}
+            for record in backend.scroll(collection, flt, len(ids))
+            if record.payload
+        }
+
+    return names
+
+
 class Explainer:
-    """The explain figures of one search from its result (run with `explain`)."""
+    """The explain figures of one search from its result (run with `explain`); `names` names
+    the dropped candidates shown."""
 
     def __init__(
-        self, found: SearchResult, flt: models.Filter | None, boost: DateBoost | None = None
+        self,
+        found: SearchResult,
+        flt: models.Filter | None,
+        boost: DateBoost | None = None,
+        names: Names | None = None,
     ) -> None:
         from scoperag.core.engine.search_request import Branches
 
         self.boost = boost
         self.branches = found.branches or Branches(prefetch_limit=0, floor=None, dense=[])
         self.filter = flt
+        self.names = names
         self.dense = _ranks(self.branches.dense)
         self.bm25 = _ranks(self.branches.bm25) if self.branches.bm25 is not None else None
         self.fused = _ranks(self.branches.fused) if self.branches.fused is not None else None
@@ -146,33 +177,30 @@ class Explainer:
     def method(self) -> Method:
         return "dense" if self.fused is None else "dbsf"
 
-    def branch_figures(self, point_id: Hashable) -> dict[str, Any]:
-        """The hit's dense and BM25 figures, and the cosine the floor compared."""
+    def hit(self, point_id: Hashable, rank: int, hit: Any) -> HitExplain:
+        """The explanation of `hit` (a result's hit: its `score`, `fusion` and `similarity`),
+        the point `point_id` at `rank` (1-based) among the results. Its figures are the hit's
+        own, copied: only the ranks in each branch come from the rankings."""
         dense = self.dense.get(point_id)
         bm25 = None if self.bm25 is None else self.bm25.get(point_id)
+        similarity = getattr(hit, "similarity", None)
+        if dense is not None and similarity is not None:
+            dense = ScoreRank(score=similarity, rank=dense.rank)
         found_by: list[Literal["dense", "bm25"]] = ["dense"] if dense else []
         if bm25 and self.branches.keyword_candidates:
             found_by.append("bm25")
-        return {
-            "dense": dense,
-            "bm25": bm25,
-            "similarity": dense.score if dense else None,
-            "found_by": found_by,
-        }
-
-    def hit(self, point: models.ScoredPoint, rank: int) -> HitExplain:
-        """A hit of this search at `rank` (1-based) among the results."""
         fused = FusedFigures(
-            score=point.order_value if point.order_value is not None else point.score,
+            score=getattr(hit, "score", None),
             rank=rank,
-            method=self.method,
+            method=getattr(hit, "fusion", None) or self.method,
         )
-        figures = self.branch_figures(point.id)
-        figures["similarity"] = point.score
-        unboosted = (self.fused or {}).get(point.id)
+        why = HitExplain(
+            dense=dense, bm25=bm25, fused=fused, similarity=similarity, found_by=found_by
+        )
+        unboosted = (self.fused or {}).get(point_id)
         if self.boost is not None and unboosted is not None and fused.score is not None:
-            figures["date_boost"] = round(fused.score - unboosted.score, 6)
-        return HitExplain(fused=fused, **figures)
+            why.date_boost = round(fused.score - unboosted.score, 6)
+        return why
 
     def candidates(self) -> Candidates:
         floor = self.branches.floor
@@ -180,14 +208,19 @@ class Explainer:
         bm25 = self.branches.bm25
         return Candidates(dense=len(above), bm25=None if bm25 is None else len(bm25))
 
-    def engine_drops(self, shown: set[Hashable]) -> None:
-        """Drops by the floor (dense candidates below it) and by the limit (candidates ranked
-        after the last shown one, by the fusion or else by cosine)."""
+    def floor_drops(self) -> None:
+        """Drops by the floor: the dense candidates below it."""
         floor = self.branches.floor
         for n, hit in enumerate(self.branches.dense, 1):
             if floor is not None and hit.score < floor:
                 reason = f"cosine {hit.score:.4f} below the floor {floor:.4f} (dense rank {n})"
                 self.drops.append(Dropped(stage="floor", id=hit.id, reason=reason, score=hit.score))
+
+    def engine_drops(self, shown: set[Hashable]) -> None:
+        """Drops by the floor, and by the limit: the candidates the engine's fusion (else the
+        cosine) ranked after the last shown one, as the hits were ranked."""
+        self.floor_drops()
+        floor = self.branches.floor
         kept = self.branches.fused
         if kept is None:
             kept = [hit for hit in self.branches.dense if floor is None or hit.score >= floor]
@@ -208,10 +241,20 @@ class Explainer:
             filter=filter_json(self.filter),
             prefetch_limit=self.branches.prefetch_limit,
             candidates=self.candidates(),
-            dropped=self.drops[:SHOWN_DROPS],
+            dropped=named(self.drops[:SHOWN_DROPS], self.names),
             dropped_total=len(self.drops),
             date=None if self.boost is None else _date_read(self.boost),
         )
+
+
+def named(drops: list[Dropped], names: Names | None) -> list[Dropped]:
+    """`drops`, each without an `identity` given the one `names` finds for its id."""
+    if names is None:
+        return drops
+    found = names([drop.id for drop in drops if drop.identity is None])
+    for drop in drops:
+        drop.identity = drop.identity or found.get(drop.id)
+    return drops
 
 
 def _date_read(boost: DateBoost) -> DateRead:
@@ -230,14 +273,14 @@ def _date_read(boost: DateBoost) -> DateRead:
     )
 
 
-# A result model's fields: absent from its output unless the search ran with `explain`.
+# A result model's fields: absent from its output unless the search ran with `explain`. In a
+# tool's output schema each is an object, its figures documented in docs/explain.md: listed in
+# full, the two would be half of a `tools/list`.
 HitExplanation = Annotated[
-    HitExplain | None,
-    Field(exclude_if=_absent_if_none, description="With explain: why this hit is here."),
+    HitExplain | None, WithJsonSchema({"type": "object"}), Field(exclude_if=_absent_if_none)
 ]
 ResultExplanation = Annotated[
-    ResultExplain | None,
-    Field(exclude_if=_absent_if_none, description="With explain: the filter and the drops."),
+    ResultExplain | None, WithJsonSchema({"type": "object"}), Field(exclude_if=_absent_if_none)
 ]
 
 
@@ -248,12 +291,14 @@ def explained(
     flt: models.Filter | None,
     offset: int = 0,
     boost: DateBoost | None = None,
+    names: Names | None = None,
 ) -> Result:
     """`result` whose `hits` (made from `found.hits`, in order, after `offset` others) and
-    itself carry `explain` (with `boost`: the date read and what it added to each hit)."""
-    why = Explainer(found, flt, boost)
+    itself carry `explain` (with `boost`: the date read and what it added to each hit);
+    `names` names the dropped candidates."""
+    why = Explainer(found, flt, boost, names)
     for rank, (hit, point) in enumerate(zip(hits, found.hits, strict=True), offset + 1):
-        hit.explain = why.hit(point, rank)
+        hit.explain = why.hit(point.id, rank, hit)
     why.engine_drops({point.id for point in found.hits})
     result.explain = why.result()  # type: ignore[attr-defined]
     return result

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from scoperag.core.progress import as_progress
+
 # a profile's object in the Python API, unless its declaration names its own class
 GENERIC_HANDLE = "scoperag.server.python_api.handle:Profile"
 
@@ -15,6 +17,7 @@ if TYPE_CHECKING:
     from scoperag.core.config.settings import Settings
     from scoperag.core.embedding.embedders import Embedder
     from scoperag.server.data_admin import DeleteReport, StoreListing
+    from scoperag.server.eval_output import Comparison
     from scoperag.server.evaluation import EvalReport
     from scoperag.server.python_api.handle import Profile
     from scoperag.server.transfer.reports import ExportReport, ImportReport
@@ -28,8 +31,8 @@ OWN_ENGINE_OR_MODEL = {
     "embed_model",
     "embed_precision",
 }
-# a transfer's progress: (points done, points in all)
-TransferProgress = Callable[[int, int], None]
+# a transfer's progress: (points done, points in all[, note]); `(done, total)` alone works too
+TransferProgress = Callable[..., None]
 
 
 class Store:
@@ -151,6 +154,14 @@ class Store:
 
         return evaluate(self._session.call, Path(questions), k, StoreContents(self.runtime))
 
+    def compare(self, questions: str | os.PathLike[str], against: Store, k: int = 5) -> Comparison:
+        """Score the questions of a JSONL file on this store and on `against` (e.g. one built
+        with another chunking), side by side (as `scoperag eval --against`): both reports,
+        the questions that changed and a paired permutation test of each metric."""
+        from scoperag.server.eval_output import compare
+
+        return compare(self.evaluate(questions, k), against.evaluate(questions, k))
+
     def export(
         self,
         profile: str,
@@ -162,7 +173,7 @@ class Store:
         `scoperag export`); `format="mcp-memory-service"` writes that server's format."""
         from scoperag.server.transfer.exporting import export_profile
 
-        return export_profile(self.runtime, profile, Path(path), format, progress)
+        return export_profile(self.runtime, profile, Path(path), format, as_progress(progress))
 
     def import_file(
         self,
@@ -174,7 +185,7 @@ class Store:
         """Import an export file, or another memory server's export (as `scoperag import`)."""
         from scoperag.server.transfer.importing import import_file
 
-        return import_file(self.runtime, Path(path), into, reembed, progress)
+        return import_file(self.runtime, Path(path), into, reembed, as_progress(progress))
 
     def close(self) -> None:
         """End the tool session and release the engine (idempotent)."""

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
+from scoperag.core.config.chunking import METADATA_KEY as CHUNKING_KEY
 from scoperag.core.config.settings import Settings
 from scoperag.core.errors import InvalidParameterError, ScoperagError, as_json
 from scoperag.server.profiles import declaration, declarations, resolve_profile
@@ -35,6 +36,7 @@ class Target(NamedTuple):
     key: str
     what: str
     by_prefix: bool
+    deleter: str
 
 
 def _targets() -> dict[str, Target]:
@@ -67,6 +69,9 @@ class ProfileData(BaseModel):
     exists: bool
     points: int = Field(default=0, description="Points (chunks, entries, memories) stored.")
     embedder: str | None = Field(default=None, description="The embedder that built it.")
+    chunking: dict[str, Any] | None = Field(
+        default=None, description="The chunking its latest ingestion recorded (pdf, docs, books)."
+    )
     groups: dict[str, dict[str, int]] = Field(
         default_factory=dict, description="Grouping -> value -> points, e.g. documents."
     )
@@ -143,6 +148,7 @@ def describe_profile(
         exists=True,
         points=backend.count(collection, None),
         embedder=info.label() if info else None,
+        chunking=backend.collection_metadata(collection).get(CHUNKING_KEY),
         groups={
             name: _counts(backend, declared, collection, key)
             for name, key in declared.groups.items()
@@ -254,9 +260,15 @@ def _by_prefix(
     raise UnknownIdError(target.what, given, short, several=len(matches) > 1)
 
 
-def delete(backend: VectorBackend, settings: Settings, kind: str, given: str) -> DeleteReport:
-    """Delete what `kind` + `given` name (by a Qdrant filter, or the whole collection)."""
+def delete(
+    backend: VectorBackend, settings: Settings, kind: str, given: str, whole_line: bool = False
+) -> DeleteReport:
+    """Delete what `kind` + `given` name: by a Qdrant filter, the whole collection, or the
+    profile's declared `deleter` (a memory version, or its whole line if asked)."""
     kind, given, points = planned_deletion(backend, settings, kind, given)
+    deleter = "" if kind == "collection" else _targets()[kind].deleter
+    if whole_line and not deleter:
+        raise InvalidParameterError("whole_line", whole_line, "false for a " + kind)
     if kind == "collection":
         collection = declaration(given).collection(settings)
         backend.delete_collection(collection)
@@ -264,7 +276,12 @@ def delete(backend: VectorBackend, settings: Settings, kind: str, given: str) ->
     else:
         target = _targets()[kind]
         collection = declaration(target.profile).collection(settings)
-        backend.delete(collection, _equals(target.key, given))
+        if deleter:  # the profile's own way (a memory version: the one it replaced returns)
+            module, _, name = deleter.partition(":")
+            delete_own = getattr(importlib.import_module(module), name)
+            points = delete_own(backend, settings.data_dir, given, whole_line)
+        else:
+            backend.delete(collection, _equals(target.key, given))
         message = f"Deleted {target.what} {given!r}: {points} points from {collection!r}."
     return DeleteReport(
         kind=kind, id=given, collection=collection, points_deleted=points, message=message

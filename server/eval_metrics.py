@@ -89,9 +89,12 @@ def paired_permutation(
     mean = sum(differences) / len(differences) if differences else 0.0
     if not moved:
         return Significance(
-            metric=metric, questions=len(differences), mean_difference=0.0, p_value=1.0,
-            method="exact",
-        )  # fmt: skip
+            metric=metric,
+            questions=len(differences),
+            mean_difference=0.0,
+            p_value=1.0,
+            method="exact paired permutation",
+        )
     tolerance = 1e-9 * max(1.0, observed)
     if len(moved) <= EXACT_UP_TO:
         patterns = itertools.product((1, -1), repeat=len(moved))

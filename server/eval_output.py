@@ -16,7 +16,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel, Field
+
 from scoperag.core.errors import InvalidParameterError
+from scoperag.server.eval_metrics import Significance, compare_scores
 from scoperag.server.evaluation import Call, EvalReport, QuestionScore, matches
 
 if TYPE_CHECKING:
@@ -178,3 +181,22 @@ def changed_questions(base: EvalReport, other: EvalReport) -> list[dict[str, Any
 
 def _rank(mrr: float) -> int | None:
     return round(1 / mrr) if mrr else None
+
+
+class Comparison(BaseModel):
+    """One question file scored twice (another store, or one argument changed), side by side."""
+
+    base: EvalReport
+    other: EvalReport
+    changed: list[dict[str, Any]] = Field(description="Questions whose outcome changed.")
+    significance: list[Significance] = Field(description="Paired test of each metric.")
+
+
+def compare(base: EvalReport, other: EvalReport) -> Comparison:
+    """`other` against `base`: the questions that changed and each metric's paired test."""
+    return Comparison(
+        base=base,
+        other=other,
+        changed=changed_questions(base, other),
+        significance=compare_scores(base.scores, other.scores),
+    )

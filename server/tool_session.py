@@ -19,6 +19,7 @@ from fastmcp.tools import Tool
 from pydantic import BaseModel
 
 from scoperag.core.errors import ScoperagError
+from scoperag.core.progress import ProgressBar as Bar
 
 T = TypeVar("T")
 # receives (progress, total, message) of each progress notification of a call
@@ -130,28 +131,18 @@ class ToolSession:
 
 
 class ProgressBar:
-    """A tqdm.auto bar (a widget in Jupyter, text elsewhere) fed by progress notifications;
-    it appears with the first notification, so calls without progress show none."""
+    """MCP progress notifications drawn by `scoperag.core.progress.ProgressBar` through
+    tqdm.auto (a widget in Jupyter, text elsewhere); it appears with the first notification, so
+    calls without progress show none."""
 
     def __init__(self, label: str) -> None:
-        self.label = label
-        self._bar: Any = None
+        self._bar = Bar(label, auto=True)
 
     async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
-        if self._bar is None:
-            from tqdm.auto import tqdm
-
-            self._bar = tqdm(total=whole(total), desc=self.label)
-        if total is not None:
-            self._bar.total = whole(total)
-        self._bar.n = whole(progress)
-        if message:
-            self._bar.set_postfix_str(message, refresh=False)
-        self._bar.refresh()
+        self._bar(whole(progress), whole(total), message or "")  # type: ignore[arg-type]
 
     def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
+        self._bar.close()
 
 
 def whole(value: float | None) -> float | int | None:

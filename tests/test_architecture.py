@@ -19,6 +19,7 @@ PACKAGES = {
     "postprocessors": "scoperag.postprocessors",
     "server": "scoperag.server",
 }
+PACKAGE_FOLDERS = {package.split(".")[-1]: [folder] for folder, package in PACKAGES.items()}
 HANDLER = re.compile(r"(scoperag(?:\.\w+)+):\w+")
 # the layers, lowest first: a module imports only from its own layer or those below it
 LAYERS = [
@@ -146,6 +147,34 @@ def test_imports_point_one_way() -> None:
     assert upward == []
 
 
+# The surfaces' own rooms, which no other room of `server` imports: what two of them share lives
+# in a room below them (`server/results/`, `server/store_state/`, `server/tool_session.py`).
+SURFACES = ("scoperag.server.cli", "scoperag.server.python_api")
+# what may import a surface's room besides itself: a profile's own commands and Python object,
+# the resident engine that runs the CLI's commands for its doors, and `scoperag eval
+# --compare`'s PARAM=VALUE, read as the CLI reads an option's text
+SURFACE_PARTS = re.compile(
+    r"scoperag\.server\.(profiles\.\w+\.(commands|python_api|demo)|daemon(\.\w+)*)"
+)
+READS_AS_THE_CLI = {"scoperag.server.eval_output -> scoperag.server.cli.tool_arguments"}
+
+
+def test_no_room_imports_a_surface_sideways() -> None:
+    """The web UI, the MCP and HTTP apps and the rooms they share never import the CLI's or
+    the Python API's modules."""
+    graph = _graph()
+    assert "scoperag.server.cli.support" in graph["scoperag.server.profiles.pdf.commands"]
+    sideways = sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        if module.startswith("scoperag.server.") and not SURFACE_PARTS.fullmatch(module)
+        for target in targets
+        if any(target.startswith(f"{room}.") for room in SURFACES)
+        and not any(module == room or module.startswith(f"{room}.") for room in SURFACES)
+    )
+    assert [edge for edge in sideways if edge not in READS_AS_THE_CLI] == []
+
+
 def _listed_rooms() -> list[str]:
     """The paths in the first column of docs/architecture.md's table of rooms."""
     page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
@@ -214,3 +243,26 @@ def test_shared_code_never_branches_on_a_profile_name() -> None:
         name: hits for name, path in shared.items() if (hits := _compared_names(path.read_text()))
     }
     assert branches == {}
+
+
+def test_pyproject_installs_every_package_of_the_tree() -> None:
+    """A folder of modules missing from pyproject.toml's `packages` imports from a checkout and
+    fails from an install: the list names every folder that holds an `__init__.py` (and, besides,
+    only folders of package data that exist)."""
+    import tomllib
+
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    found = {
+        ".".join([PACKAGES[folder.parts[0]], *folder.parts[1:]])
+        for init in ROOT.glob("*/**/__init__.py")
+        if (folder := init.parent.relative_to(ROOT)).parts[0] in PACKAGES
+    }
+    assert "scoperag.core.engine.edge" in found and "scoperag.server.results" in found
+    assert found - listed == set()
+    folders = {
+        name: ROOT.joinpath(*PACKAGE_FOLDERS[name.split(".")[1]], *name.split(".")[2:])
+        for name in listed - found
+    }
+    assert [name for name, folder in folders.items() if not folder.is_dir()] == []

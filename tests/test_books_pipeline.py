@@ -20,11 +20,6 @@ from scoperag.pipelines.sentences import split_sentences
 
 
 @pytest.fixture(scope="session")
-def book_path(shared_data: Path) -> Path:
-    return shared_data / "books" / "pg1342-pride-and-prejudice.txt"
-
-
-@pytest.fixture(scope="session")
 def pride(book_path: Path) -> Book:
     return read_book(book_path, "pride")
 

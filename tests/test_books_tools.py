@@ -17,32 +17,12 @@ from qdrant_client import models
 
 from scoperag.core.contracts.books import BOOK_INDEXES, COLLECTION
 from scoperag.core.filters.fields import index_plan
-from scoperag.pipelines.book import Book, ingest_book, read_book
+from scoperag.pipelines.book import Book, ingest_book
 from scoperag.server.cli.main import cli
 from scoperag.server.mcp.app import build_server
 from scoperag.server.profiles.books.service import BookService
 from scoperag.server.runtime import Runtime
 from scoperag.server.store_state.status import store_status
-
-LAST_CHAPTER = 3  # 198 sentences, 50 chunks: the whole book is embedded by the eval instead
-
-
-@pytest.fixture(scope="session")
-def book_path(shared_data: Path) -> Path:
-    return shared_data / "books" / "pg1342-pride-and-prejudice.txt"
-
-
-@pytest.fixture(scope="session")
-def book(book_path: Path) -> Book:
-    return read_book(book_path, "pride", last_chapter=LAST_CHAPTER)
-
-
-@pytest.fixture(scope="session")
-def books_runtime(make_runtime: Callable[..., Runtime], book_path: Path) -> Runtime:
-    """Chapters 1-3 ingested once per engine."""
-    runtime = make_runtime(profiles=["books"])
-    ingest_book(book_path, runtime.backend, runtime.embedder, "pride", last_chapter=LAST_CHAPTER)
-    return runtime
 
 
 async def call(runtime: Runtime, tool: str, **arguments: Any) -> dict[str, Any]:
@@ -84,7 +64,9 @@ async def test_list_books_counts_sentences_and_chapters(books_runtime: Runtime, 
     listed = await call(books_runtime, "list_books")
     [info] = listed["books"]
     assert info["book_id"] == "pride" and info["title"] == "Pride and Prejudice"
-    assert info["sentences"] == len(book.sentences) and info["chapters"] == LAST_CHAPTER
+    assert (
+        info["sentences"] == len(book.sentences) and info["chapters"] == book.sentences[-1].chapter
+    )
     count = books_runtime.backend.count(COLLECTION, None)
     assert info["chunks"] == count
     declared = index_plan(BOOK_INDEXES)
@@ -320,7 +302,7 @@ async def test_reingesting_replaces_the_book(
     make_runtime: Callable[..., Runtime], book_path: Path, book: Book
 ) -> None:
     runtime = make_runtime(profiles=["books"])
-    for last_chapter in (LAST_CHAPTER, 2, 2):
+    for last_chapter in (book.sentences[-1].chapter, 2, 2):
         report = ingest_book(
             book_path, runtime.backend, runtime.embedder, "pride", last_chapter=last_chapter
         )

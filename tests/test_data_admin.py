@@ -214,18 +214,24 @@ def test_each_profile_has_one_name_in_the_commands() -> None:
 @pytest.mark.parametrize(
     ("args", "env", "expected"),
     [
-        (["serve", "--profiles", "pdf,nope"], {}, "--profiles='pdf,nope': unknown profile(s) nope"),
-        (["list"], {"SCOPERAG_PROFILES": "pdf,x"}, "SCOPERAG_PROFILES='pdf,x': unknown profile"),
-        (["path"], {"SCOPERAG_BACKEND": "foo"}, "SCOPERAG_BACKEND='foo': Input should be 'local'"),
-        (["config"], {"SCOPERAG_EMBED_DIMENSIONS": "0"}, "SCOPERAG_EMBED_DIMENSIONS='0': Input"),
+        (
+            ["serve", "--profiles", "pdf,nope"],
+            {},
+            ["--profiles='pdf,nope': unknown profile(s) nope"],
+        ),
+        (["list"], {"SCOPERAG_PROFILES": "pdf,x"}, ["SCOPERAG_PROFILES='pdf,x': unknown profile"]),
+        (["path"], {"SCOPERAG_BACKEND": "foo"}, ["SCOPERAG_BACKEND='foo': ", "'local'", "'edge'"]),
+        (["config"], {"SCOPERAG_EMBED_DIMENSIONS": "0"}, ["SCOPERAG_EMBED_DIMENSIONS='0': ", " 1"]),
     ],
 )
-def test_configuration_errors_are_one_line(args: list[str], env: dict, expected: str) -> None:
+def test_configuration_errors_are_one_line(args: list[str], env: dict, expected: list[str]) -> None:
     """Regression: errors printed pydantic's multi-line dump with its URL, and `serve --profiles`
-    blamed SCOPERAG_PROFILES."""
+    blamed SCOPERAG_PROFILES. Each line names the setting, its value and (where they are few)
+    the values accepted; the rest of the wording is pydantic's."""
     result = CliRunner().invoke(cli, args, env=env)
     assert result.exit_code == 1
-    assert result.output.count("\n") == 1 and expected in result.output
+    assert result.output.count("\n") == 1
+    assert all(part in result.output for part in expected), result.output
     assert "pydantic" not in result.output and "Traceback" not in result.output
 
 

@@ -20,7 +20,6 @@ from fastmcp.exceptions import ToolError
 
 from scoperag.server.mcp.app import build_server
 from scoperag.server.profiles.dnd.models import KIND_FIELDS
-from scoperag.server.profiles.dnd.service import ingest_paths
 from scoperag.server.runtime import Runtime
 
 SLUGS = ["a5e", "tob", "wotc-srd"]
@@ -60,11 +59,6 @@ SELECTS: dict[str, Callable[[dict[str, Any]], bool]] = {
 
 
 @pytest.fixture(scope="session")
-def dnd_dir(shared_data: Path) -> Path:
-    return shared_data / "dnd"
-
-
-@pytest.fixture(scope="session")
 def records(dnd_dir: Path) -> list[dict[str, Any]]:
     """Every content record of the data, with its document slug added as `slug_of_document`."""
     found = []
@@ -77,13 +71,6 @@ def records(dnd_dir: Path) -> list[dict[str, Any]]:
                     assert record["fields"]["document"] == pk
                     found.append({**record, "slug_of_document": slug})
     return found
-
-
-@pytest.fixture(scope="session")
-def dnd_ingest(make_runtime: Callable[..., Runtime], dnd_dir: Path) -> tuple[Runtime, Any]:
-    """The whole data ingested once per engine (passing the parent folder of the documents)."""
-    runtime = make_runtime(profiles=["dnd"])
-    return runtime, ingest_paths(runtime, [dnd_dir], None)
 
 
 @pytest.fixture(scope="session")
@@ -252,8 +239,11 @@ async def test_hits_carry_the_fields_of_their_kind_only(client: Client) -> None:
     assert kind_nulls == []
     assert all({"score", "match"} <= set(hit) for hit in spells + creatures)  # always there
     tools = {tool.name: tool for tool in await client.list_tools()}
-    hit_schema = tools["lookup_spell"].output_schema["properties"]["results"]["items"]
-    assert {"level", "challenge_rating", "school", "score"} <= set(hit_schema["properties"])
+    schema = tools["lookup_spell"].output_schema
+    ref = schema["properties"]["results"]["items"]["$ref"]
+    hit_schema = schema["$defs"][ref.removeprefix("#/$defs/")]
+    assert {"level", "school", "classes", "score"} <= set(hit_schema["properties"])
+    assert not {"challenge_rating", "type", "size"} & set(hit_schema["properties"])
     assert set(hit_schema["required"]) == {
         "document",
         "document_title",
@@ -384,7 +374,7 @@ async def test_unknown_school_says_which_are_known(client: Client) -> None:
         ("lookup_spell", {"level": "third"}, "level"),
         ("lookup_equipment", {"item_type": "shield"}, "item_type"),
         ("lookup_creature", {"challenge_rating": "hard"}, "challenge_rating"),
-        ("lookup_spell", {"documents": "wotc-srd"}, "documents"),
+        ("lookup_spell", {"documents": 5}, "documents"),
         ("search_dnd_content", {"query": ""}, "query"),
     ],
 )

@@ -158,3 +158,33 @@ def test_cli_refuses_k_below_one(data_dir: Path, tmp_path: Path) -> None:
     path = _write(tmp_path / "q.jsonl", [])
     refused = _scoperag(data_dir, "eval", str(path), "--k", "0")
     assert refused.returncode == 2 and "--k" in refused.stderr
+
+
+def test_two_stores_scored_side_by_side_from_python_and_the_cli(
+    store: Store, data_dir: Path, embedder: Embedder, tmp_path: Path
+) -> None:
+    """The same questions on a store built with another chunking: both reports, the changed
+    questions and a paired test per metric; the CLI's `--against` prints the same."""
+    path = _write(tmp_path / "q.jsonl", _questions(store))
+    other_dir = tmp_path / "wide"
+    with Store(other_dir, profiles=["pdf", "books"], embedder=embedder, progress=False) as wide:
+        wide.pdf.ingest([str(PDF)], chunk_size=1024, chunk_overlap=0)
+        wide.books.ingest(str(SAMPLES / "pride-and-prejudice-ch1-3.txt"), "pride", window=12)
+        wide.books.set_position("pride", sentence=40)
+        both = store.compare(path, wide, k=3)
+    assert both.base.scores and both.other.scores
+    assert [test.metric for test in both.significance] == ["hit", "recall", "mrr", "ndcg"]
+    assert all(0.0 < test.p_value <= 1.0 for test in both.significance)
+    shown = _scoperag(data_dir, "eval", str(path), "--k", "3", "--against", str(other_dir))
+    assert shown.returncode == 0, shown.stderr
+    assert f"compared: as asked → the store in {other_dir}" in shown.stdout
+    assert "paired permutation" in shown.stdout
+    as_json = _scoperag(
+        data_dir, "eval", str(path), "--k", "3", "--against", str(other_dir), "--json"
+    )
+    compared = json.loads(as_json.stdout)["compare"]
+    assert compared["overall"] == both.other.overall.model_dump(mode="json")
+    both_given = _scoperag(
+        data_dir, "eval", str(path), "--compare", "limit=1", "--against", str(other_dir)
+    )
+    assert both_given.returncode == 2 and "not both" in both_given.stderr

@@ -117,14 +117,14 @@ def test_compare_scores_again_with_one_argument_changed(
     env: dict[str, str], tmp_path: Path
 ) -> None:
     questions = _write(tmp_path / "q.jsonl", QUESTIONS)
-    done = _eval(env, str(questions), "--compare", "min_similarity=0")
+    done = _eval(env, str(questions), "--compare", "min_similarity=-1")
     assert done.returncode == 0, done.stderr
-    assert "compared: as asked → min_similarity=0" in done.stdout
+    assert "compared: as asked → min_similarity=-1" in done.stdout
     assert "search                       0.000 → 1.000" in done.stdout
     changed = done.stdout.split("changed (1):")[1].strip().splitlines()
     assert changed[0].startswith("floor: hit 0 → 1, rank - → ")
     as_json = json.loads(
-        _eval(env, str(questions), "--compare", "min_similarity=0", "--json").stdout
+        _eval(env, str(questions), "--compare", "min_similarity=-1", "--json").stdout
     )
     assert [item["id"] for item in as_json["compare"]["changed"]] == ["floor"]
     refused = _eval(env, str(questions), "--compare", "minimum=0")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -20,25 +19,35 @@ from scoperag.server.mcp.app import build_server
 from scoperag.server.runtime import Runtime
 
 
+class Loading:
+    """`started` is set once a profile's handlers begin to load; the load then blocks its
+    thread (the heavy imports, simulated) until `finish` is set, or for `LONGEST` seconds."""
+
+    LONGEST = 60.0
+
+    def __init__(self) -> None:
+        self.started, self.finish = threading.Event(), threading.Event()
+
+
 @pytest.fixture
-def slow_loading(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
-    """Loading a profile's handlers takes 2 s of blocking work (the heavy imports, simulated);
-    the event is set once loading has started."""
-    started = threading.Event()
+def slow_loading(monkeypatch: pytest.MonkeyPatch) -> Loading:
+    loading = Loading()
     real_import = importlib.import_module
 
     def import_module(name: str, package: str | None = None) -> ModuleType:
         if name.endswith(".service"):
-            started.set()
-            time.sleep(2)
+            loading.started.set()
+            loading.finish.wait(Loading.LONGEST)
         return real_import(name, package)
 
     monkeypatch.setattr(warm_up.importlib, "import_module", import_module)
-    return started
+    return loading
 
 
-async def _while_loading(started: threading.Event, call: Callable, other: Callable) -> bool:
-    """Runs `call`, then `other` once loading began; True if `other` finished first."""
+async def _while_loading(loading: Loading, call: Callable, other: Callable) -> bool:
+    """Runs `call`, then `other` once loading began, and lets loading finish once `other` is
+    done; True if `other` finished first (a blocked loop would answer it only after the load
+    gave up waiting)."""
     done: list[str] = []
 
     async def first() -> None:
@@ -46,10 +55,13 @@ async def _while_loading(started: threading.Event, call: Callable, other: Callab
         done.append("call")
 
     async def second() -> None:
-        while not started.is_set():
+        while not loading.started.is_set():
             await anyio.sleep(0.01)
-        await other()
-        done.append("other")
+        try:
+            await other()
+            done.append("other")
+        finally:
+            loading.finish.set()
 
     async with anyio.create_task_group() as group:
         group.start_soon(first)
@@ -58,7 +70,7 @@ async def _while_loading(started: threading.Event, call: Callable, other: Callab
 
 
 async def test_healthz_answers_while_the_first_docs_search_loads(
-    make_runtime: Callable[..., Runtime], slow_loading: threading.Event
+    make_runtime: Callable[..., Runtime], slow_loading: Loading
 ) -> None:
     """Regression: the first call built its profile's handlers on the loop, stalling /healthz."""
     runtime = make_runtime(profiles=["docs"])
@@ -79,7 +91,7 @@ async def test_healthz_answers_while_the_first_docs_search_loads(
 
 
 async def test_another_session_answers_while_the_first_ingest_loads(
-    make_runtime: Callable[..., Runtime], slow_loading: threading.Event, tmp_path: Path
+    make_runtime: Callable[..., Runtime], slow_loading: Loading, tmp_path: Path
 ) -> None:
     runtime = make_runtime(profiles=["pdf"], allowed_dirs=[tmp_path])
     server = build_server(runtime)

@@ -76,4 +76,7 @@ def test_the_python_api_takes_explain(
     assert [hit.text for hit in explained.hits] == [hit.text for hit in plain.hits]
     assert explained.explain is not None and explained.explain.candidates.bm25
     assert [hit.explain.fused.rank for hit in explained.hits] == [1, 2]
-    assert remembered.explain is not None and remembered.explain.dropped_total >= 0
+    assert remembered.memories and remembered.explain is not None
+    assert remembered.explain.candidates.dense >= len(remembered.memories)
+    assert all(memory.explain is not None for memory in remembered.memories)
+    assert remembered.explain.dropped_total >= len(remembered.explain.dropped)

@@ -10,6 +10,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from llama_index.core.schema import NodeRelationship, RelatedNodeInfo
@@ -23,12 +24,10 @@ from scoperag.retrievers.book_lookup import BookLookup
 from scoperag.retrievers.filtered import FilteredRetriever
 from scoperag.server.runtime import Runtime
 
+if TYPE_CHECKING:
+    from conftest import Worker
+
 BOOK_ID = "pride"
-
-
-@pytest.fixture
-def book_path(shared_data: Path) -> Path:
-    return shared_data / "books" / "pg1342-pride-and-prejudice.txt"
 
 
 def _visible(runtime: Runtime) -> tuple[int, set[str], int | None]:
@@ -108,7 +107,10 @@ def test_a_first_ingestion_killed_midway_lists_no_book(
 
 
 def test_readers_during_a_replacement_see_one_whole_version(
-    make_runtime: Callable[..., Runtime], book_path: Path, monkeypatch: pytest.MonkeyPatch
+    make_runtime: Callable[..., Runtime],
+    book_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    worker: type[Worker],
 ) -> None:
     """A search, a count and the book listing taken while the new version is half written."""
     runtime = make_runtime(profiles=["books"])
@@ -125,7 +127,7 @@ def test_readers_during_a_replacement_see_one_whole_version(
         return ids + original_add(self, nodes[len(nodes) // 2 :])
 
     monkeypatch.setattr(store_type, "add", add_in_two_halves)
-    writer = threading.Thread(
+    writer = worker(
         target=ingest_book,
         args=(book_path, runtime.backend, runtime.embedder, BOOK_ID),
         kwargs={"last_chapter": 4},
@@ -224,7 +226,7 @@ def test_replacements_of_two_sources_at_once_keep_both(
 
 
 def test_readers_never_see_nothing_nor_a_mix_while_two_writers_replace_a_source(
-    make_runtime: Callable[..., Runtime], book_path: Path
+    make_runtime: Callable[..., Runtime], book_path: Path, worker: type[Worker]
 ) -> None:
     """Regression: a read that filtered by the registry as it was before a flip could run after
     the old points were deleted and find neither version. A change waits for such reads."""
@@ -243,8 +245,8 @@ def test_readers_never_see_nothing_nor_a_mix_while_two_writers_replace_a_source(
             _, end = _written(runtime, BOOK_ID, nodes)
             end.__exit__(None, None, None)
 
-    readers = [threading.Thread(target=read) for _ in range(2)]
-    writers = [threading.Thread(target=write) for _ in range(2)]
+    readers = [worker(target=read) for _ in range(2)]
+    writers = [worker(target=write) for _ in range(2)]
     for thread in readers + writers:
         thread.start()
     for thread in writers:

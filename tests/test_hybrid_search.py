@@ -120,6 +120,7 @@ def test_points_written_without_bm25_vectors_get_them(backend: VectorBackend) ->
     backend.create_collection(COLLECTION, 3, {})
     backend.vector_store(COLLECTION).add(source)
     records = [record for page in backend.points(COLLECTION) for record in page]
+    assert len(records) == len(source)
     assert all(SPARSE_VECTOR in record.vector for record in records)
     backend.create_collection("copy", 3, {})
     backend.upsert_points(

@@ -208,3 +208,21 @@ def test_a_gzip_that_expands_past_the_cap_is_stopped_in_a_stream(
     monkeypatch.setenv("SCOPERAG_MAX_IMPORT_LINE_MB", "1")
     code, output, _ = run(path)
     assert code == 1 and "SCOPERAG_MAX_IMPORT_MB" in output, output
+
+
+def test_a_state_that_cannot_be_restored_writes_nothing(tmp_path: Path, run) -> None:
+    """A books export whose reading positions do not fit: refused before its points are written."""
+    header = {
+        "format": "scoperag-export",
+        "version": 1,
+        "profile": "books",
+        "collection": "books",
+        "embedder": None,
+        "points": 0,
+        "state": {"reading_positions": [{"reader": 7}]},
+    }
+    path = tmp_path / "books.jsonl"
+    path.write_text(json.dumps(header) + "\n", encoding="utf-8")
+    code, output, _ = run(path)
+    assert code == 1 and "line 1: the header's 'state' cannot be restored" in output, output
+    assert "nothing of this section was written" in output

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from qdrant_client import models
@@ -17,6 +18,9 @@ from scoperag.core.engine.backend import VectorBackend
 from scoperag.core.engine.client.backend import QdrantClientBackend
 from scoperag.core.engine.edge.backend import EdgeBackend
 from scoperag.core.engine.key_values import KeyValues
+
+if TYPE_CHECKING:
+    from conftest import Worker
 
 DIM = 4
 
@@ -48,7 +52,7 @@ def test_every_write_shows_in_the_next_list(backend: VectorBackend) -> None:
     assert "Fire Bolt" in backend.key_values("c", "name")
 
 
-def test_a_list_read_during_a_write_is_not_kept() -> None:
+def test_a_list_read_during_a_write_is_not_kept(worker: type[Worker]) -> None:
     """Regression: a read that overlaps a write returns its list but never keeps it."""
     values = KeyValues()
     reads = []
@@ -64,12 +68,12 @@ def test_a_list_read_during_a_write_is_not_kept() -> None:
             writing.set()
             done.wait(5)
 
-    writer = threading.Thread(target=write)
+    writer = worker(target=write)
     writer.start()
     writing.wait(5)
     assert values.get("name", read) == ["read 1"]
     done.set()
-    writer.join()
+    writer.join(60)
     assert values.get("name", read) == ["read 2"]
     assert values.get("name", read) == ["read 2"]  # kept now: no write since
 

@@ -136,7 +136,7 @@ async def test_store_with_supersedes_and_merge(make_runtime: Callable[..., Runti
         await call(
             runtime, "merge_memories", content_hashes=[b["content_hash"], later["content_hash"]]
         )
-    assert "no longer current" in str(error.value)
+    assert "is not current" in str(error.value) and "current version is 3" in str(error.value)
     with pytest.raises(ToolError) as error:
         await call(runtime, "merge_memories", content_hashes=[later["content_hash"]] * 2)
     assert "two or more different memories" in str(error.value)

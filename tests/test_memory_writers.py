@@ -8,8 +8,8 @@ import json
 import os
 import shutil
 import sys
-import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 from fastmcp import Client
@@ -22,6 +22,9 @@ from scoperag.core.embedding.embedders import Embedder
 from scoperag.pipelines.memories import make_memory, store_memories
 from scoperag.pipelines.memory_order import SLOT_BITS, SLOTS, order_base
 from scoperag.server.runtime import Runtime
+
+if TYPE_CHECKING:
+    from conftest import Worker
 
 STAMP = "2026-03-01T12:00:00Z"
 PROCESSES, CALLS, THREADS, PER_THREAD, PER_FILE = 3, 12, 2, 20, 30
@@ -72,7 +75,7 @@ def _thread_writes(runtime: Runtime, name: str, failures: list[str]) -> None:
 
 
 async def test_eight_writers_in_processes_and_threads_get_unique_ordered_keys(
-    tmp_path: Path, embedder: Embedder
+    tmp_path: Path, embedder: Embedder, worker: type[Worker]
 ) -> None:
     data_dir, files = tmp_path / "shared", tmp_path / "files"
     files.mkdir()
@@ -84,7 +87,7 @@ async def test_eight_writers_in_processes_and_threads_get_unique_ordered_keys(
     async with clients[0], clients[1], clients[2]:
         runtime = Runtime(Settings(data_dir=data_dir, profiles=["memory"]), embedder=embedder)
         threads = [
-            threading.Thread(target=_thread_writes, args=(runtime, f"thread {t}", failures))
+            worker(target=_thread_writes, args=(runtime, f"thread {t}", failures))
             for t in range(THREADS)
         ]
         async with anyio.create_task_group() as group:
@@ -95,7 +98,7 @@ async def test_eight_writers_in_processes_and_threads_get_unique_ordered_keys(
             for thread in threads:
                 thread.start()
         for thread in threads:
-            thread.join()
+            thread.join(600)
         order = models.OrderBy(key=ORDER_KEY, direction=models.Direction.DESC)
         records = runtime.backend.scroll(COLLECTION, None, 10_000, order_by=order)
         runtime.close()

@@ -486,15 +486,18 @@ async def test_a_server_stopped_by_sigterm_leaves_no_record_that_reads_as_a_cras
     answers". SIGTERM stops a server as Ctrl+C does: it closes the store and removes its record."""
     settings = Settings(data_dir=data_dir, profiles=["pdf"])
     server = _server(data_dir)
+    stopped: list[int] = []  # the pid signalled: what the session ran before it ended
     with contextlib.suppress(Exception):  # the client's session ends with the server
         async with server:
             await _store(server, "note before the stop")
             pid = _owner_pid(data_dir)
             os.kill(pid, signal.SIGTERM)
+            stopped.append(pid)
             for _ in range(300):  # until the process has exited
                 if not Path(f"/proc/{pid}").exists():
                     break
                 await anyio.sleep(0.1)
+    assert stopped, "the server never stored the note and owned the store"
     assert not (data_dir / "edge" / RECORD).exists()
     assert store_status(settings)["note"].startswith("No process holds the store")
 

@@ -74,4 +74,5 @@ async def test_notes_with_reserved_keys_of_the_wrong_type_are_refused(
         listing = await client.call_tool("qdrant-list-documents", {})
         found = await client.call_tool("qdrant-find", {"query": "note"})
     assert [d["document_id"] for d in listing.structured_content["documents"]] == [DOC]
-    assert all(hit["text"] != "a note" for hit in found.structured_content["hits"])
+    hits = found.structured_content["hits"]
+    assert hits and all(hit["text"] != "a note" for hit in hits)

@@ -28,15 +28,6 @@ DOCS = {
 
 
 @pytest.fixture(scope="session")
-def pdf_runtime(make_runtime: Callable[..., Runtime], shared_data: Path) -> Runtime:
-    """Every shared PDF ingested once per engine."""
-    runtime = make_runtime(profiles=["pdf"])
-    result = ingest_paths(runtime, [shared_data / "pdf"], None, None)
-    assert result.ingested == len(DOCS) and result.skipped == 0
-    return runtime
-
-
-@pytest.fixture(scope="session")
 def labels(shared_data: Path) -> dict[str, list[str]]:
     return {doc: page_labels(PdfReader(shared_data / "pdf" / name)) for doc, name in DOCS.items()}
 

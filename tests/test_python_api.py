@@ -79,7 +79,7 @@ def test_find_returns_the_tools_result_model_filtered(store: Store) -> None:
 def test_positional_arguments_follow_the_tools_required_parameters(store: Store) -> None:
     store.books.set_position("pride", sentence=12)
     result = store.books.search("pride", "Who is Mr. Bingley?", top_k=5)
-    assert result.user_pos == 12
+    assert result.user_pos == 12 and result.passages
     assert all(passage.pos_end <= 12 for passage in result.passages)
 
 
@@ -151,7 +151,7 @@ def test_a_retriever_with_a_refused_value_is_refused_when_made(store: Store) -> 
 @pytest.mark.parametrize(
     ("profile", "filters", "key", "value"),
     [
-        ("memory", {"memory_type": "decision", "min_similarity": 0.0}, "memory_type", "decision"),
+        ("memory", {"memory_type": "decision", "min_similarity": -1.0}, "memory_type", "decision"),
         ("dnd", {"documents": ["wotc-srd"]}, "document", "wotc-srd"),
         ("docs", {"status": "active"}, "status", "active"),
     ],
@@ -171,7 +171,7 @@ def test_book_query_engine_never_passes_the_readers_position(store: Store) -> No
     assert response.source_nodes
     assert all(node.node.metadata["pos_end"] <= 30 for node in response.source_nodes)
     raw = store.books.retriever("pride", reader="ann", top_k=8).retrieve("Mr. Bingley")
-    assert all(node.node.metadata["pos_start"] <= 30 for node in raw)
+    assert raw and all(node.node.metadata["pos_start"] <= 30 for node in raw)
 
 
 def test_book_retriever_without_a_position_is_refused(store: Store) -> None:

@@ -38,8 +38,8 @@ def test_qdrant_find_hits_say_which_document_and_page(store: Store) -> None:
 def test_memory_search_ranks_above_the_floor_or_lists_newest_first(store: Store) -> None:
     text = _description(store, "search")
     assert "at least min_similarity" in text and "without one, newest first" in text
-    ranked = store.memory.search("where is the reading position kept?", min_similarity=0.55)
-    assert ranked.memories and all(row.similarity >= 0.55 for row in ranked.memories)
+    ranked = store.memory.search("where is the reading position kept?", min_similarity=0.1)
+    assert ranked.memories and all(row.similarity >= 0.1 for row in ranked.memories)
     newest = store.memory.search(mode="tag", tags=["storage", "decision", "pdf"])
     dates = [row.created_at for row in newest.memories]
     assert len(dates) > 1 and dates == sorted(dates, reverse=True)
@@ -58,7 +58,7 @@ def test_help_shows_plain_types_defaults_and_descriptions(store: Store) -> None:
     assert "Annotated" not in shown and "FieldInfo" not in shown and "Validator" not in shown
     assert "tags: str | list[str] | None = None" in shown
     assert "page_size (int, default 10): Memories per page (1-100)." in shown
-    assert "min_similarity (float, default 0.6): Ranked searches only" in shown
+    assert "min_similarity (float, default 0.2): Ranked searches only" in shown
     find = pydoc.render_doc(store.pdf.find, renderer=pydoc.plaintext)
     assert (
         "find(query: str, limit: int = 10, explain: bool = False, document_id: str | None" in find

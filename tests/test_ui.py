@@ -5,6 +5,7 @@ counts pages and chunks (here, in the CLI's bar and in the Python API's)."""
 from __future__ import annotations
 
 import html
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -131,7 +132,10 @@ def test_an_upload_is_ingested_from_the_upload_folder(http: httpx.Client, ui: st
     state = _wait(http, started.json()["job"]["id"])
     assert state["state"] == "done", state
     assert state["total"] and state["done"] == state["total"]
-    assert "docs" in http.get("/ui/browse/docs").text
+    first = json.loads(body.splitlines()[0])
+    scope = {"scope": first["scope"], "status": first["status"]}
+    browsed = html.unescape(http.get("/ui/browse/docs", params=scope).text)
+    assert first["title"] in browsed, browsed[:500]
 
 
 def test_a_token_guards_every_page_and_a_login_link_sets_it(

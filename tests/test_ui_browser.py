@@ -54,7 +54,7 @@ PAGES = [
     "/ui/browse/dnd?document=wotc-srd&kind=spell",
     "/ui/browse/docs",
     "/ui/browse/docs?scope=project_shared&status=active",
-    "/ui/search/memory?tool=search&query=engine&min_similarity=0&explain=true&run=1",
+    "/ui/search/memory?tool=search&query=engine&min_similarity=-1&explain=true&run=1",
     "/ui/search/pdf?tool=qdrant-find&query=potato&limit=3&explain=true&run=1",
     "/ui/search/books?tool=search_book&book_id=pride&query=Bingley&run=1",
     "/ui/search/dnd?tool=search_dnd_content&query=fire&explain=true&run=1",
@@ -525,7 +525,7 @@ def test_ingesting_a_sample_shows_progress_then_the_documents(page: Page) -> Non
 def test_the_eval_page_runs_a_question_file(page: Page, store: tuple) -> None:
     url, ctx = store
     questions = ctx.uploads / "questions.jsonl"
-    line = '{"tool": "search", "arguments": {"query": "embedded engine", "min_similarity": 0}, '
+    line = '{"tool": "search", "arguments": {"query": "embedded engine", "min_similarity": -1}, '
     missed = line.replace("embedded engine", "reading positions")
     questions.write_text(
         line

@@ -145,7 +145,7 @@ def test_hybrid_queries_rank_the_keyword_matches_first(backend: VectorBackend) -
         mode=VectorStoreQueryMode.HYBRID,
     )
     result = backend.vector_store("c").query(query)
-    assert all("dragons" in node.get_content() for node in result.nodes)
+    assert result.nodes and all("dragons" in node.get_content() for node in result.nodes)
 
 
 def test_payloads_are_llamaindexs_own(backend: VectorBackend) -> None:

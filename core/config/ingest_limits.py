@@ -1,5 +1,6 @@
 """What one ingestion may read and when it stops: caps on a source's bytes, PDF pages and items,
-checked before the expensive work, and the checkpoints where a cancelled or late call stops.
+and on text that is not prose (NUL runs, a stretch with no sentence end), checked before the
+expensive work, and the checkpoints where a cancelled or late call stops.
 
 An MCP ingest call runs its pipeline inside `ingest_limits(...)`, which names the allowed
 folders (files are opened below them without following links) and the call's stop check.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
@@ -42,6 +44,7 @@ class IngestLimits:
     max_items: int
     roots: tuple[Path, ...] | None = None  # None: any path, opened as given
     stop: Callable[[], None] | None = None  # raises when the work must stop
+    max_sentence_chars: int = 100_000
 
     @classmethod
     def of(
@@ -56,6 +59,7 @@ class IngestLimits:
             settings.max_items,
             None if roots is None else tuple(Path(r).expanduser().resolve() for r in roots),
             stop,
+            settings.max_sentence_chars,
         )
 
 
@@ -126,3 +130,32 @@ def check_count(count: int, what: Counted) -> None:
 def first_problems(problems: list[T]) -> list[T]:
     """The first `MAX_PROBLEMS` of a report's problems (the report gives their count)."""
     return problems[:MAX_PROBLEMS]
+
+
+_SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f]|\n[ \t]*\n")  # ., !, ?, CJK ends, blank line
+NUL_RUN = 4  # NUL characters in a row that make a source "not text"
+NUL_SHARE = 0.01  # ... or this share of its characters (UTF-16 read as UTF-8: every other one)
+
+
+def check_text(text: str) -> None:
+    """Refuse a source whose decoded text is not prose: runs of NUL characters (a binary file,
+    or UTF-16 read as UTF-8), or a stretch with no sentence end longer than the cap
+    (`SCOPERAG_MAX_SENTENCE_CHARS`), before it is split or embedded."""
+    nuls = text.count("\x00")
+    if nuls and ("\x00" * NUL_RUN in text or nuls > len(text) * NUL_SHARE):
+        raise SourceCapError(
+            f"it holds {nuls:,} NUL characters: it is not text (a binary file, or UTF-16); "
+            "convert it to UTF-8 text"
+        )
+    cap = current_limits().max_sentence_chars
+    start = longest = 0
+    for end in _SENTENCE_END.finditer(text):
+        longest = max(longest, end.start() - start)
+        start = end.end()
+    longest = max(longest, len(text) - start)
+    if longest > cap:
+        raise SourceCapError(
+            f"it has a stretch of {longest:,} characters with no sentence end, over the cap of "
+            f"{cap:,} (SCOPERAG_MAX_SENTENCE_CHARS): it is not prose; raise that setting to "
+            "read it"
+        )

@@ -48,14 +48,12 @@ PAGE_LABEL = FilterableField(
     allow_empty=True,
 )
 PDF_FIELDS = [DOCUMENT_ID, PHYSICAL_PAGE_INDEX, PAGE_LABEL]
-PDF_INDEXES = [
-    *PDF_FIELDS,
-    FilterableField(
-        name="chunk_index",
-        field_type=FieldType.INTEGER,
-        description="Chunk position within its page.",
-    ),
-]
+CHUNK_INDEX = FilterableField(
+    name="chunk_index",
+    field_type=FieldType.INTEGER,
+    description="Chunk position within its page.",
+)
+PDF_INDEXES = [*PDF_FIELDS, CHUNK_INDEX]
 
 
 # qdrant-find's own parameters, beside its filters

@@ -62,6 +62,9 @@ class IndexesMissingError(ScoperagError):
             "`scoperag indexes ensure` with SCOPERAG_QDRANT_URL set to this server to create them."
         )
 
+    def details(self) -> dict[str, object]:
+        return {"missing": self.missing}
+
 
 def collection_indexes(
     backend: VectorBackend, collection: str, fields: Iterable[FilterableField]

@@ -262,10 +262,12 @@ class EngineOperations(ABC):
         expected: int,
         points: list[models.PointStruct],
         payloads: dict[str, dict[str, Any]],
+        delete: models.Filter | None = None,
     ) -> None:
         """Compare and set: if exactly `expected` visible points match `guard`, write `points`
-        (as `upsert_points`), then set each id's `payloads` keys (as `set_payload`); else raise
-        `ConflictError` and write nothing.
+        (as `upsert_points`), then set each id's `payloads` keys (as `set_payload`), then
+        delete the points matching `delete` if given; else raise `ConflictError` and write
+        nothing.
 
         Check and write are one step under one lock of this process: for every writer of an
         embedded store, as they all reach its engine through the owner process (where this
@@ -285,6 +287,8 @@ class EngineOperations(ABC):
                 self.upsert_points(collection, points)
             for point_id, payload in payloads.items():
                 self.set_payload(collection, point_id, payload)
+            if delete is not None:
+                self.delete(collection, delete)
 
     @operation(writes=True)
     def accept_loss(self, collection: str) -> int:

@@ -7,7 +7,7 @@ import json
 import click
 
 from scoperag.server.cli.profile_args import ProfileName
-from scoperag.server.cli.support import load_settings, run_friendly
+from scoperag.server.cli.support import load_settings
 from scoperag.server.profiles import declaration, declarations
 from scoperag.server.samples import SAMPLES
 
@@ -24,6 +24,9 @@ def _print_listing(listing: dict) -> None:
             click.echo(f"{head}: empty (nothing ingested)")
             continue
         click.echo(f"{head}: {data['points']} points, built with {data['embedder']}")
+        if data["chunking"]:
+            shown = ", ".join(f"{key} {value}" for key, value in data["chunking"].items())
+            click.echo(f"  chunking: {shown}")
         if data["states"]:
             click.echo("  " + ", ".join(f"{state} {n}" for state, n in data["states"].items()))
         for name, counts in data["groups"].items():
@@ -55,9 +58,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
 
         runtime = Runtime(load_settings())
         try:
-            listing = run_friendly(
-                lambda: list_store(runtime.backend, runtime.settings, list(profiles), hashes)
-            )
+            listing = list_store(runtime.backend, runtime.settings, list(profiles), hashes)
         finally:
             runtime.close()
         if as_json:
@@ -69,8 +70,14 @@ def register(cli: click.Group, ingest: click.Group) -> None:
     @click.argument("kind", type=ProfileName(extra=("tag", "collection")))
     @click.argument("name")
     @click.option("--yes", is_flag=True, help="Delete without asking.")
+    @click.option(
+        "--whole-line",
+        is_flag=True,
+        help="memory: every version of the memory's line (by default the version it replaced "
+        "becomes current again).",
+    )
     @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-    def delete_command(kind: str, name: str, yes: bool, as_json: bool) -> None:
+    def delete_command(kind: str, name: str, yes: bool, whole_line: bool, as_json: bool) -> None:
         """Delete one thing: `pdf DOCUMENT_ID`, `books BOOK_ID`, `memory CONTENT_HASH` (or a
         unique prefix of it, see `list memory --hashes`), `tag TAG` (every memory with it),
         `docs DOC_ID`, `dnd DOCUMENT_SLUG`, or `collection PROFILE` (the profile's whole
@@ -81,11 +88,11 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         runtime = Runtime(load_settings())
         try:
             backend, settings = runtime.backend, runtime.settings
-            plan = run_friendly(lambda: planned_deletion(backend, settings, kind, name))
+            plan = planned_deletion(backend, settings, kind, name)
             if not yes:
                 question = f"Delete {plan.kind} {plan.id!r} ({plan.points} points)?"
                 click.confirm(question, abort=True, err=True)
-            report = run_friendly(lambda: delete(backend, settings, kind, name))
+            report = delete(backend, settings, kind, name, whole_line)
         finally:
             runtime.close()
         click.echo(json.dumps(report.model_dump(), indent=2) if as_json else report.message)

@@ -1,6 +1,7 @@
-"""`scoperag eval QUESTIONS.jsonl [--k 5] [--json] [--run FILE] [--qrels FILE] [--compare P=V]`:
-score retrieval on a user's own questions (the question format: `scoperag.server.evaluation`;
-the same function as `Store.evaluate`; the run, qrels and comparison: `eval_output`)."""
+"""`scoperag eval QUESTIONS.jsonl [--k 5] [--json] [--run FILE] [--qrels FILE] [--compare P=V |
+--against DATA_DIR]`: score retrieval on a user's own questions (the question format:
+`scoperag.server.evaluation`; the same function as `Store.evaluate` and `Store.compare`; the
+run, qrels and comparison: `eval_output`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 import click
 
-from scoperag.server.cli.support import load_settings, run_friendly
+from scoperag.server.cli.support import load_settings
 
 
 def _figures_line(figures: dict[str, Any], k: int) -> str:
@@ -98,9 +99,25 @@ def _misses(session: Any, runtime: Any, report: Any, questions: Path) -> list[An
     def properties(tool: str) -> dict[str, Any]:
         return session.tools[tool].parameters.get("properties", {})
 
-    return run_friendly(
-        lambda: explain_misses(session.call, properties, runtime.backend, report, questions)
-    )
+    return explain_misses(session.call, properties, runtime.backend, report, questions)
+
+
+def _evaluate_in(data_dir: Path, questions: Path, k: int) -> Any:
+    """The question file scored on the store of another data dir (same other settings)."""
+    from scoperag.server.evaluation import evaluate
+    from scoperag.server.mcp.app import build_server
+    from scoperag.server.runtime import Runtime
+    from scoperag.server.tool_session import ToolSession
+
+    runtime = Runtime(load_settings(data_dir=data_dir))
+    try:
+        session = ToolSession(build_server(runtime), progress=False)
+        try:
+            return evaluate(session.call, questions, k)
+        finally:
+            session.close()
+    finally:
+        runtime.close()
 
 
 def register(cli: click.Group, ingest: click.Group) -> None:
@@ -125,8 +142,14 @@ def register(cli: click.Group, ingest: click.Group) -> None:
     @click.option(
         "--compare",
         metavar="PARAM=VALUE",
-        help="Score the file again with one argument changed (e.g. min_similarity=0) and "
+        help="Score the file again with one argument changed (e.g. min_similarity=-1) and "
         "print both side by side with the questions that changed.",
+    )
+    @click.option(
+        "--against",
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        help="Score the file again on the store of another data dir (e.g. built with another "
+        "chunking) and print both side by side with the questions that changed.",
     )
     @click.option(
         "--explain",
@@ -141,6 +164,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         run_file: Path | None,
         qrels_file: Path | None,
         compare: str | None,
+        against: Path | None,
         explain: bool,
     ) -> None:
         """Ask each question of a JSONL file through its tool and print hit@k, recall@k and MRR
@@ -149,26 +173,28 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         "5"}]} (a hit is relevant when its payload has those values). A malformed line is
         reported with its number and field; the others still run."""
         from scoperag.server import eval_output
-        from scoperag.server.eval_metrics import compare_scores
+        from scoperag.server.eval_output import compare as compare_reports
         from scoperag.server.evaluation import evaluate
         from scoperag.server.mcp.app import build_server
         from scoperag.server.runtime import Runtime
         from scoperag.server.tool_session import ToolSession
 
+        if compare and against:
+            raise click.UsageError("give --compare or --against, not both")
         runtime = Runtime(load_settings())
         try:
             session = ToolSession(build_server(runtime), progress=False)
             try:
                 stored = eval_output.StoreContents(runtime)
-                report = run_friendly(lambda: evaluate(session.call, questions, k, stored))
+                report = evaluate(session.call, questions, k, stored)
                 other = None
                 if compare:
                     used = {item.tool for item in report.scores}
                     schemas = {n: t.parameters for n, t in session.tools.items() if n in used}
-                    changed, _, _ = run_friendly(
-                        lambda: eval_output.changed_call(session.call, schemas, compare)
-                    )
-                    other = run_friendly(lambda: evaluate(changed, questions, k))
+                    changed, _, _ = eval_output.changed_call(session.call, schemas, compare)
+                    other = evaluate(changed, questions, k)
+                if against:
+                    other = _evaluate_in(against, questions, k)
                 misses = _misses(session, runtime, report, questions) if explain else None
             finally:
                 session.close()
@@ -181,12 +207,12 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         data = report.model_dump(mode="json")
         if misses is not None:
             data["why"] = [miss.model_dump(mode="json") for miss in misses]
+        change = compare or (f"the store in {against}" if against else None)
         if other is not None:
-            compared = other.model_dump(mode="json")
-            compared["changed"] = eval_output.changed_questions(report, other)
-            tests = compare_scores(report.scores, other.scores)
-            compared["significance"] = [test.model_dump(mode="json") for test in tests]
-            data = {**data, "compare": {"change": compare, **compared}}
+            both = compare_reports(report, other).model_dump(mode="json")
+            compared = {**both["other"], "changed": both["changed"]}
+            compared["significance"] = both["significance"]
+            data = {**data, "compare": {"change": change, **compared}}
         if as_json:
             click.echo(json.dumps(data, indent=2))
             return
@@ -196,4 +222,4 @@ def register(cli: click.Group, ingest: click.Group) -> None:
 
             click.echo(render_misses(misses))
         if other is not None:
-            print_comparison(data, data["compare"], str(compare))
+            print_comparison(data, data["compare"], str(change))

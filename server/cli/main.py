@@ -13,13 +13,12 @@ from functools import partial
 
 import click
 
-from scoperag.core.errors import ScoperagError
 from scoperag.server.cli.profile_args import ProfileGroup
-from scoperag.server.cli.support import load_settings
+from scoperag.server.cli.support import FriendlyGroup, load_settings
 from scoperag.server.profiles import declarations, names
 
 
-@click.group()
+@click.group(cls=FriendlyGroup)
 @click.version_option(package_name="scoperag")
 @click.option(
     "--in-process",
@@ -118,7 +117,7 @@ _register_commands()
 
 def main() -> None:
     """Console-script entry point: errors meant for people end it with one line, no traceback
-    (also those raised while a command sets up, e.g. a bad SCOPERAG_FIELDS_FILE at `serve`); a
+    (`FriendlyGroup`, here also an OS error: a data dir that cannot be made, a full disk); a
     native crash (a signal in the engine) prints where it happened."""
     with contextlib.suppress(AttributeError, OSError, ValueError):  # stderr may be no file
         faulthandler.enable()
@@ -130,9 +129,6 @@ def run(args: list[str] | None = None) -> None:
     `ScoperagError` or `OSError` ends it with one line on stderr."""
     try:
         cli.main(args=args, prog_name="scoperag" if args is not None else None)
-    except ScoperagError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(1)
     except OSError as exc:  # e.g. a data dir that cannot be created, or a full disk
         if exc.errno == errno.ENOSPC:
             from scoperag.core.engine.disk_space import disk_full_message

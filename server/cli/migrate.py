@@ -4,7 +4,6 @@ vectors): both copy points with their vectors, without re-embedding."""
 from __future__ import annotations
 
 import json
-import sys
 from typing import TYPE_CHECKING
 
 import click
@@ -12,7 +11,8 @@ from pydantic import BaseModel
 
 from scoperag.core.config.settings import Settings
 from scoperag.core.errors import ScoperagError
-from scoperag.server.cli.support import load_settings, run_friendly
+from scoperag.core.progress import ProgressBar
+from scoperag.server.cli.support import load_settings
 from scoperag.server.transfer.collection_writer import CollectionCopy, Progress, write_collection
 
 if TYPE_CHECKING:
@@ -70,8 +70,6 @@ def migrate(
     settings: Settings, source_engine: str, target_engine: str, collections: list[str]
 ) -> MigrationReport:
     """Copy `collections` (default: all) from one engine to the other."""
-    from tqdm import tqdm
-
     from scoperag.core.engine.collections import open_backend
 
     if source_engine == target_engine:
@@ -86,12 +84,24 @@ def migrate(
         copies = []
         for name in chosen_collections(source, collections):
             total = source.count(name, None)
-            with tqdm(total=total, desc=name, unit="point", disable=not sys.stderr.isatty()) as bar:
-                copies.append(copy_collection(source, target, name, settings, bar.update))
+            bar = ProgressBar(name, "point")
+            copies.append(copy_collection(source, target, name, settings, _stepped(bar, total)))
     finally:
         source.close()
         target.close()
     return MigrationReport(source=source_engine, target=target_engine, collections=copies)
+
+
+def _stepped(bar: ProgressBar, total: int) -> Progress:
+    """Points written page by page as `(done, total)` reports to `bar`."""
+    done = 0
+
+    def step(written: int) -> None:
+        nonlocal done
+        done += written
+        bar(done, total)
+
+    return step
 
 
 def reindex(settings: Settings, collections: list[str]) -> dict[str, int]:
@@ -125,7 +135,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         """Add BM25 keyword vectors to collections built before hybrid search, without
         re-embedding: the points are copied with their vectors into a collection that keeps
         both, which replaces the old one (in the server's process when one owns the store)."""
-        report = run_friendly(lambda: reindex(load_settings(), list(collections)))
+        report = reindex(load_settings(), list(collections))
         for name, copied in report.items():
             done = f"{copied} points now have BM25 vectors" if copied else "already has them"
             click.echo(f"{name}: {done}")
@@ -155,7 +165,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         """Copy collections from one engine to another (vectors, payloads, indexes, embedder
         record) without re-embedding, e.g. `scoperag migrate --from local --to edge`. Then set
         SCOPERAG_BACKEND to the target. Running it again overwrites instead of duplicating."""
-        report = run_friendly(lambda: migrate(load_settings(), source, target, list(collections)))
+        report = migrate(load_settings(), source, target, list(collections))
         if as_json:
             click.echo(json.dumps(report.model_dump(), indent=2))
             return

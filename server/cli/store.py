@@ -36,10 +36,10 @@ def register(cli: click.Group, ingest: click.Group) -> None:
     def check(as_json: bool, accept_loss: tuple[str, ...]) -> None:
         """Check every collection: points, segments, indexes, hidden generations, problems
         (exit status 1 if any). Runs beside a running server: it asks the owning process."""
-        from scoperag.server.cli.support import load_settings, run_friendly
+        from scoperag.server.cli.support import load_settings
         from scoperag.server.store_state.check import check_store, print_check
 
-        report = run_friendly(lambda: check_store(load_settings(), accept_loss))
+        report = check_store(load_settings(), accept_loss)
         if as_json:
             click.echo(json.dumps({**report.model_dump(), "ok": report.ok}, indent=2))
         else:

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from scoperag.core.config.settings import Settings, describe_config_error
 from scoperag.core.errors import ScoperagError
+from scoperag.core.progress import ProgressBar
 
 # settings field -> the command-line option that overrides it, where the names differ
 OPTION_NAMES = {"pdf_collection": "--collection"}
@@ -42,31 +43,33 @@ def load_settings(**overrides: Any) -> Settings:
         ) from None
 
 
-def run_friendly(action: Callable[[], Any]) -> Any:
-    """Run `action`; errors meant for people end the command with their message, no traceback."""
-    try:
-        return action()
-    except (ScoperagError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from None
+class FriendlyGroup(click.Group):
+    """The CLI's one error boundary: an error meant for people (a `ScoperagError`, or arguments
+    a parameters model refused), raised while a command sets up or runs, ends it with one line
+    on stderr and exit status 1, no traceback."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().main(*args, **kwargs)
+        except (ScoperagError, ValidationError) as exc:
+            error = click.ClickException(_message(exc))
+            if kwargs.get("standalone_mode", True) is False:
+                raise error from None
+            error.show()
+            sys.exit(error.exit_code)
 
 
-def progress_bar(label: str, unit: str = "file") -> Callable[[int, int, str], None]:
-    """A tqdm bar on a terminal (silent elsewhere) driven by (done, total, note) callbacks."""
-    from tqdm import tqdm
+def _message(exc: ScoperagError | ValidationError) -> str:
+    if isinstance(exc, ValidationError):
+        from scoperag.server.mcp.tooling import describe_validation_error
 
-    bar: dict[str, Any] = {}
+        return describe_validation_error(exc)
+    return str(exc)
 
-    def update(done: int, total: int, note: str) -> None:
-        if "bar" not in bar:
-            bar["bar"] = tqdm(total=total, desc=label, unit=unit, disable=not sys.stderr.isatty())
-        bar["bar"].total = total  # a total may grow as files are read (a PDF's pages)
-        bar["bar"].n = done
-        bar["bar"].set_postfix_str(note, refresh=False)
-        bar["bar"].refresh()
-        if done >= total:
-            bar["bar"].close()
 
-    return update
+def progress_bar(label: str, unit: str = "file") -> ProgressBar:
+    """The terminal's bar of a command's progress (`scoperag.core.progress`)."""
+    return ProgressBar(label, unit)
 
 
 def print_report(result: Any, as_json: bool, unit: str = "chunks") -> None:
@@ -87,3 +90,33 @@ def print_report(result: Any, as_json: bool, unit: str = "chunks") -> None:
     points = sum(item.get(unit) or 0 for item in data["files"] if not item.get("error"))
     files = f"{data['ingested']} file" + ("" if data["ingested"] == 1 else "s")
     click.echo(f"ingested {points} points ({unit}) from {files}, skipped {data['skipped']}")
+
+
+# The chunking options of `scoperag ingest pdf|docs|books` (`scoperag.core.config.chunking`)
+KEPT = "default: the collection's setting, else"
+
+
+def chunk_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`--chunk-size` and `--chunk-overlap` (tokens), for the sentence splitter."""
+    command = click.option(
+        "--chunk-overlap",
+        type=int,
+        default=None,
+        help=f"Tokens neighbouring chunks share ({KEPT} 32).",
+    )(command)
+    return click.option(
+        "--chunk-size", type=int, default=None, help=f"Tokens per chunk, 64-8192 ({KEPT} 256)."
+    )(command)
+
+
+def window_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`--window` and `--window-overlap` (sentences), for books."""
+    command = click.option(
+        "--window-overlap",
+        type=int,
+        default=None,
+        help=f"Sentences neighbouring chunks share ({KEPT} 2).",
+    )(command)
+    return click.option(
+        "--window", type=int, default=None, help=f"Sentences per chunk, 1-200 ({KEPT} 6)."
+    )(command)

@@ -11,21 +11,22 @@ from typing import TYPE_CHECKING, Any
 import click
 from pydantic import BaseModel
 
+from scoperag.core.progress import Progress
 from scoperag.server.cli.profile_args import ProfileName
-from scoperag.server.cli.support import load_settings, progress_bar, run_friendly
+from scoperag.server.cli.support import load_settings, progress_bar
 
 if TYPE_CHECKING:
     from scoperag.server.runtime import Runtime
 
 
-def _run(label: str, action: Callable[[Runtime, Callable[[int, int], None]], Any]) -> Any:
+def _run(label: str, action: Callable[[Runtime, Progress], Any]) -> Any:
     """`action(runtime, progress)` on this data dir's store, with a progress bar in points."""
     from scoperag.server.runtime import Runtime
 
     runtime = Runtime(load_settings())
     bar = progress_bar(label, unit="point")
     try:
-        return run_friendly(lambda: action(runtime, lambda done, total: bar(done, total, "")))
+        return action(runtime, bar)
     finally:
         runtime.close()
 

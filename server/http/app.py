@@ -7,6 +7,7 @@ import importlib
 from fastapi import FastAPI
 from fastmcp import FastMCP
 
+from scoperag.server.http.errors import add_error_boundary
 from scoperag.server.http.security import secure
 from scoperag.server.profiles import declarations
 from scoperag.server.runtime import Runtime
@@ -33,6 +34,7 @@ def build_http_app(runtime: Runtime, mcp: FastMCP, host: str = "127.0.0.1") -> F
     for profile in declarations(runtime.settings.profiles):
         if profile.http:
             app.include_router(importlib.import_module(profile.http).http_router(runtime))
+    add_error_boundary(app)
     add_ui(app, runtime)
     app.mount("/", mcp_app)
     token = runtime.settings.http_token

@@ -17,8 +17,9 @@ from fastmcp.server.http import HostOriginGuardMiddleware
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, RequestBodyLimitMiddleware
 from starlette.datastructures import Headers
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from scoperag.server.http.errors import refusal
 
 # Paths answered without a token: liveness only.
 OPEN_PATHS = frozenset({"/healthz"})
@@ -55,14 +56,12 @@ class BearerTokenMiddleware:
         scheme, _, given = Headers(scope=scope).get("authorization", "").partition(" ")
         matches = hmac.compare_digest(given.strip(" ").encode("latin-1"), self.expected)
         if not ((matches and scheme.lower() == "bearer") or self._ui_token(scope)):
-            response = JSONResponse(
-                {
-                    "error": "unauthorized",
-                    "message": "Missing or wrong bearer token: send the header "
-                    "'Authorization: Bearer <SCOPERAG_HTTP_TOKEN>'.",
-                },
-                status_code=401,
-                headers={"WWW-Authenticate": "Bearer"},
+            response = refusal(
+                "unauthorized",
+                "Missing or wrong bearer token: send the header "
+                "'Authorization: Bearer <SCOPERAG_HTTP_TOKEN>'.",
+                401,
+                {"WWW-Authenticate": "Bearer"},
             )
             await response(scope, receive, send)
             return
@@ -96,14 +95,12 @@ class ForeignHostForbidden:
             if message["type"] == "http.response.start" and message["status"] == 421:
                 refused = True
                 host = Headers(scope=scope).get("host", "")
-                response = JSONResponse(
-                    {
-                        "error": "forbidden_host",
-                        "message": f"Host {host!r} is not served here (DNS-rebinding "
-                        "protection). Use a loopback name or the address the server is bound "
-                        "to, or allow it with FASTMCP_HTTP_ALLOWED_HOSTS.",
-                    },
-                    status_code=403,
+                response = refusal(
+                    "forbidden_host",
+                    f"Host {host!r} is not served here (DNS-rebinding protection). Use a "
+                    "loopback name or the address the server is bound to, or allow it with "
+                    "FASTMCP_HTTP_ALLOWED_HOSTS.",
+                    403,
                 )
                 await response(scope, receive, send)
             elif not refused:  # the guard's own 421 body is replaced by the response above

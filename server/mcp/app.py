@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from importlib.metadata import version
 
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
@@ -44,7 +45,11 @@ def build_server(runtime: Runtime | None = None) -> FastMCP:
         StartUpMiddleware(runtime),
     ]
     mcp = FastMCP(
-        "scoperag", instructions=instructions(runtime.settings.profiles), middleware=middleware
+        "scoperag",
+        version=version("scoperag"),
+        instructions=instructions(runtime.settings.profiles),
+        middleware=middleware,
+        dereference_schemas=False,  # the output schemas' `$ref`s are sent as they are
     )
     for profile in declarations(runtime.settings.profiles):
         mcp.add_provider(importlib.import_module(profile.tools).build(runtime))

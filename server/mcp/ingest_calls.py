@@ -20,15 +20,14 @@ from typing import TypeVar
 
 import anyio
 from fastmcp import Context
-from fastmcp.exceptions import ToolError
 
 from scoperag.core.config.ingest_limits import IngestLimits, ingest_limits
 from scoperag.core.config.paths import allowed_path, files_to_ingest, regular_file
 from scoperag.core.config.settings import Settings
 from scoperag.core.errors import ScoperagError
+from scoperag.core.progress import Progress
 
 Result = TypeVar("Result")
-Progress = Callable[[int, int, str], None]
 BELOW_ALLOWED = "below SCOPERAG_ALLOWED_DIRS"  # where an ingest tool's paths must be
 StopReason = Callable[[], str | None]  # why to stop now, or None to go on
 
@@ -107,24 +106,16 @@ async def run_with_progress(
         with ingest_limits(IngestLimits.of(settings, settings.allowed_dirs, signal.check)):
             return work(progress)
 
-    try:
-        return await run_stoppable(run, settings.ingest_deadline_seconds)
-    except ScoperagError as exc:  # not prefixed by the parent server
-        raise ToolError(str(exc)) from None
+    return await run_stoppable(run, settings.ingest_deadline_seconds)
 
 
 def allowed_file(settings: Settings, raw: str) -> Path:
-    """The regular file `raw` names below the allowed directories, or a `ToolError` saying why."""
-    try:
-        return regular_file(raw, settings.allowed_dirs, "path")
-    except ScoperagError as exc:  # raised outside the worker: not prefixed by the parent server
-        raise ToolError(str(exc)) from None
+    """The regular file `raw` names below the allowed directories, or a `ScoperagError` saying
+    why."""
+    return regular_file(raw, settings.allowed_dirs, "path")
 
 
 def allowed_folders(settings: Settings, raws: list[str]) -> list[Path]:
     """Folders below the allowed directories whose `*.json` files all are too (links checked)."""
-    try:
-        files_to_ingest(raws, settings.allowed_dirs, ".json", settings.ingest_max_files)
-        return [allowed_path(raw, settings.allowed_dirs, "paths") for raw in raws]
-    except ScoperagError as exc:
-        raise ToolError(str(exc)) from None
+    files_to_ingest(raws, settings.allowed_dirs, ".json", settings.ingest_max_files)
+    return [allowed_path(raw, settings.allowed_dirs, "paths") for raw in raws]

@@ -1,16 +1,39 @@
-"""Tool schemas as pydantic writes them, made self-contained once when the tools are built."""
+"""Tool schemas as pydantic writes them, made compact once when the tools are built: without
+pydantic's generated titles; an output schema keeps its `$defs` (each definition sent once,
+referred to by `$ref`), an input schema is made self-contained."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from fastmcp.utilities.json_schema import compress_schema
 from pydantic import BaseModel
 
 
 def output_schema(result: type[BaseModel]) -> dict[str, Any]:
     """The JSON schema of what a tool returns (pydantic's, serialization mode), as its
-    `outputSchema`."""
-    return inline_refs(result.model_json_schema(mode="serialization"))
+    `outputSchema`: definitions by `$ref`, no titles, no `"default": null` (an answer has no
+    defaults: a field left out is absent)."""
+    schema = compress_schema(result.model_json_schema(mode="serialization"), prune_titles=True)
+    return _without_null_defaults(schema)
+
+
+def input_schema(params: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema of a tool's parameters, self-contained (every client reads it), without
+    titles."""
+    schema = compress_schema(inline_refs(params.model_json_schema()), prune_titles=True)
+    schema.pop("title", None)
+    return schema
+
+
+def _without_null_defaults(node: Any) -> Any:
+    """`node` without its `"default": null` keywords (a property's schema is never null)."""
+    if isinstance(node, list):
+        return [_without_null_defaults(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    kept = {key: value for key, value in node.items() if (key, value) != ("default", None)}
+    return {key: _without_null_defaults(value) for key, value in kept.items()}
 
 
 def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -18,9 +41,8 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
     `$ref` kept), and `$defs` dropped; a schema whose definitions refer to themselves is
     returned as it is.
 
-    Self-contained schemas are what FastMCP sends anyway (its `DereferenceRefsMiddleware`, for
-    clients that cannot follow `$ref`): built so here once, a `tools/list` does not inline them
-    again on every call, nor import `jsonref` (and `requests`) for the first one.
+    What FastMCP's `DereferenceRefsMiddleware` would do on every `tools/list` (for clients
+    that cannot follow `$ref` in parameters), done here once, without importing `jsonref`.
     """
     definitions = schema.get("$defs")
     if not definitions:

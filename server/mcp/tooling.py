@@ -22,13 +22,19 @@ from scoperag.core.config.settings import Settings
 from scoperag.core.errors import ScoperagError, as_json
 from scoperag.core.filters.fields import FilterableField
 from scoperag.core.filters.params import StrictParams
+from scoperag.server.mcp.errors import tool_errors
 from scoperag.server.mcp.ingest_calls import run_with_progress
-from scoperag.server.mcp.output_schema import inline_refs, output_schema
+from scoperag.server.mcp.output_schema import input_schema, output_schema
 from scoperag.server.mcp.tool_names import unknown_tool
 
 # MCP tool annotations; an absent hint means readOnly false, destructive TRUE, idempotent false,
 # openWorld true, so every tool states all four.
-READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
+READ_ONLY = {
+    "readOnlyHint": True,
+    "destructiveHint": False,
+    "idempotentHint": True,
+    "openWorldHint": False,
+}
 WRITES = {  # only adds (what it stores has an id of its content: the same call twice adds once)
     "readOnlyHint": False,
     "destructiveHint": False,
@@ -133,12 +139,8 @@ def params_model(
 
 
 async def in_thread(handler: Callable[..., Any], *args: Any) -> Any:
-    """`handler(*args)` in a worker thread; an error meant for people becomes a tool error
-    with its message as it is (FastMCP would prefix it before any middleware)."""
-    try:
-        return await anyio.to_thread.run_sync(handler, *args)
-    except ScoperagError as exc:
-        raise ToolError(str(exc)) from None
+    """`handler(*args)` in a worker thread (the event loop stays free for other calls)."""
+    return await anyio.to_thread.run_sync(handler, *args)
 
 
 class ModelTool(Tool):
@@ -159,12 +161,10 @@ class ModelTool(Tool):
         **fields: Any,
     ) -> ModelTool:
         """`result` None: the handler returns a JSON object described by no model."""
-        schema = inline_refs(params.model_json_schema())
-        schema.pop("title", None)
         return cls(
             name=name,
             description=description,
-            parameters=schema,
+            parameters=input_schema(params),
             output_schema=ANY_OBJECT if result is None else output_schema(result),
             return_type=dict[str, Any] if result is None else result,
             annotations=annotations,
@@ -183,7 +183,11 @@ class ModelTool(Tool):
             raise ToolError(describe_validation_error(exc, declared)) from None
 
     async def run(self, arguments: dict[str, Any]) -> Any:
-        return self.convert_result(await in_thread(self.handler, self.validated(arguments)))
+        """The handler in a worker thread, inside the MCP error boundary (`tool_errors`: here,
+        as FastMCP would prefix the message before any middleware)."""
+        params = self.validated(arguments)
+        with tool_errors():
+            return self.convert_result(await in_thread(self.handler, params))
 
 
 class ProgressTool(ModelTool):
@@ -194,7 +198,8 @@ class ProgressTool(ModelTool):
 
     async def run(self, arguments: dict[str, Any]) -> Any:
         work = partial(self.handler, self.validated(arguments))
-        return self.convert_result(await run_with_progress(get_context(), work, self.settings))
+        with tool_errors():
+            return self.convert_result(await run_with_progress(get_context(), work, self.settings))
 
 
 class StrictArgumentsMiddleware(Middleware):
@@ -247,7 +252,5 @@ class ScoperagErrorMiddleware(Middleware):
     own operations are locked where needed, see `scoperag.core.engine.sharing.owner`)."""
 
     async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
-        try:
+        with tool_errors():
             return await call_next(context)
-        except ScoperagError as exc:
-            raise ToolError(str(exc)) from None

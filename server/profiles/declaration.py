@@ -16,11 +16,14 @@ from scoperag.server.results.shape import HitShape
 
 class DeleteTarget(NamedTuple):
     """What `scoperag delete KIND NAME` removes: the points whose payload `key` equals NAME
-    (or, with `by_prefix`, starts with it, where exactly one stored value does)."""
+    (or, with `by_prefix`, starts with it, where exactly one stored value does). `deleter`
+    ("module:function") deletes it the profile's own way instead: called with the backend, the
+    data dir, the stored id and `whole_line`, it returns how many points went."""
 
     key: str
     what: str  # how messages name the thing removed, e.g. "PDF document"
     by_prefix: bool = False
+    deleter: str = ""
 
 
 class SearchTool(NamedTuple):
@@ -71,7 +74,8 @@ class Profile:
     # FORMATS, detect(text), import_text(runtime, format, text, report, progress), EXPORTS
     transfer: str | None = None
     # module keeping the profile's state beside its collection in an export (`scoperag export`
-    # / `import`): export_state(settings) -> dict, import_state(settings, dict) -> int
+    # / `import`): export_state(settings) -> dict, checked_state(dict) (raises ValueError),
+    # import_state(settings, dict) -> int
     state: str | None = None
     # where a hit came from in `scoperag search`'s listing: a format string over the hit's
     # fields and its result's (a list shown comma-separated, a missing value as "-"); None:

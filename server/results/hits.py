@@ -13,11 +13,15 @@ under `text`. A result without that list has no hits.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from scoperag.retrievers.explain import Names, payload_names
 from scoperag.server.profiles import declarations
 from scoperag.server.profiles.declaration import Profile
 from scoperag.server.results.shape import HitShape
+
+if TYPE_CHECKING:
+    from scoperag.core.engine.backend import VectorBackend
 
 
 class Hit(NamedTuple):
@@ -71,3 +75,9 @@ def without_explain(tool: str, result: Mapping[str, Any]) -> dict[str, Any]:
             for hit in plain[key]
         ]
     return plain
+
+
+def drop_names(tool: str, backend: VectorBackend, collection: str) -> Names:
+    """How `tool`'s explanation names a dropped candidate: by its shape's identity fields,
+    read from the point's payload, as its hits are named."""
+    return payload_names(backend, collection, shape_of(tool).identity)

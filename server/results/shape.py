@@ -15,16 +15,9 @@ from pydantic import BaseModel, Field
 from scoperag.core.engine.backend import order_score
 
 Fusion = Literal["dbsf", "rrf", "dense", "name", "name_order"]
-SCORE = "What the hits are ordered by (higher first); `fusion` says what it is."
-FUSION = (
-    "What `score` is: dbsf = meaning and keywords fused by the engine; rrf = reciprocal rank "
-    "fusion of the search and the name match; dense = the cosine similarity; name = the name "
-    "match's rank; name_order = alphabetical (no score)."
-)
-SIMILARITY = (
-    "Cosine similarity of the text to the query, -1 to 1, the scale of every similarity floor "
-    "(null: not found by meaning)."
-)
+SCORE = "The order value, higher first."
+FUSION = "What score is: a fusion (dbsf, rrf), the cosine, a name rank or none."
+SIMILARITY = "Cosine similarity to the query (-1 to 1), as floors are; null: found by name."
 NAME_SIMILARITY = "The name's similarity to the query, 0 to 1 (found by name)."
 # the words a listing states once under the hits
 FUSION_WORDS = {

@@ -23,6 +23,7 @@ from scoperag.core.config.settings import Settings
 from scoperag.core.errors import InvalidParameterError, ScoperagError
 
 SAMPLED_POINTS = 256  # points per collection whose stored vectors are checked
+PAYLOAD_PAGE = 1024  # payloads read at a time (every one is checked against its model)
 
 
 class CollectionCheck(BaseModel):
@@ -30,6 +31,7 @@ class CollectionCheck(BaseModel):
     path: str | None = Field(description="The collection's folder (embedded Edge store only).")
     points: int | None = None
     segments: int | None = Field(default=None, description="Segment folders on disk (Edge).")
+    dimension: int | None = Field(default=None, description="Dimensions of its dense vectors.")
     payload_indexes: dict[str, str] = Field(default_factory=dict)
     hidden_generations: list[dict[str, Any]] = Field(
         default_factory=list, description="Registry entries: points readers must not see."
@@ -93,7 +95,11 @@ def check_backend(
             raise InvalidParameterError("--accept-loss", name, choices)
         report.accepted[name] = backend.accept_loss(name)
     for name in backend.list_collections():
-        report.collections.append(_check_collection(backend, name, root))
+        check = _check_collection(backend, name, root)
+        if check.points is not None:
+            check.problems += _embedder_problems(backend, name, settings, check.dimension)
+            check.problems += _payload_problems(backend, name, settings)
+        report.collections.append(check)
     return report
 
 
@@ -127,6 +133,7 @@ def _check_collection(backend: Any, name: str, root: Path | None) -> CollectionC
 
     check = CollectionCheck(name=name, path=str(root / name) if root else None)
     dimension = _check_files(check, root / name) if root is not None else None
+    check.dimension = dimension
     if check.problems:
         return check  # the engine would refuse to load it: do not ask it
     try:
@@ -135,13 +142,74 @@ def _check_collection(backend: Any, name: str, root: Path | None) -> CollectionC
         metadata = backend.collection_metadata(name)
         check.hidden_generations = list(metadata.get(REGISTRY_KEY, []))
         dimension = dimension or metadata.get(EMBEDDER_KEY, {}).get("dimension")
-        check.problems += _stored_vector_problems(backend, name, dimension)
+        check.dimension = check.dimension or _vector_dimension(backend, name) or dimension
+        check.problems += _stored_vector_problems(backend, name, check.dimension)
         if dimension and check.points:
             probe = [1 / math.sqrt(dimension)] * dimension
             backend.search(SearchRequest(collection=name, dense=probe, limit=10))  # scores checked
     except Exception as exc:  # every failure is a finding, reported beside the others
         check.problems.append(f"{type(exc).__name__}: {exc}")
     return check
+
+
+def _vector_dimension(backend: Any, name: str) -> int | None:
+    """The length of a stored dense vector (the collection's dimension), if it holds one."""
+    from scoperag.core.embedding.vector_check import dense_of
+    from scoperag.core.engine.vector_names import DENSE_VECTOR
+
+    for record in backend.scroll(name, None, 1, with_vectors=True):
+        return len(dense_of(record.vector, DENSE_VECTOR) or []) or None
+    return None
+
+
+def _embedder_problems(
+    backend: Any, name: str, settings: Settings, dimension: int | None
+) -> list[str]:
+    """A recorded embedder that disagrees with the collection's vectors, or that is not the
+    one this store embeds queries with: either way no search of it can run."""
+    from scoperag.core.engine.collection_embedder import EMBEDDER_KEY
+
+    recorded = backend.collection_metadata(name).get(EMBEDDER_KEY)
+    if not isinstance(recorded, dict):
+        return []
+    problems = []
+    label = f"{recorded.get('provider')}/{recorded.get('model')} ({recorded.get('dimension')}-d)"
+    if dimension is not None and recorded.get("dimension") != dimension:
+        problems.append(
+            f"it records the embedder {label}, but its vectors have {dimension} dimensions: no "
+            "search of it can run; delete it and import or ingest it again"
+        )
+    ours = (settings.embed_provider, settings.effective_embed_model)
+    if (recorded.get("provider"), recorded.get("model")) != ours:
+        problems.append(
+            f"it was built with {label}, but this store embeds queries with {ours[0]}/"
+            f"{ours[1]}: its searches are refused; set SCOPERAG_EMBED_PROVIDER and "
+            "SCOPERAG_EMBED_MODEL to match, or import it with --reembed"
+        )
+    return problems
+
+
+def _payload_problems(backend: Any, name: str, settings: Settings) -> list[str]:
+    """Every stored payload its profile's payload model refuses, by point id (searches skip
+    them, with a warning)."""
+    from scoperag.server.transfer.validation import collection_models, payload_problem
+
+    model = collection_models(settings).get(name)
+    if model is None:
+        return []
+    problems, offset = [], 0
+    while page := backend.scroll(name, None, PAYLOAD_PAGE, offset):
+        offset += len(page)
+        for record in page:
+            problem = payload_problem(record.payload, model)
+            if problem is not None:
+                problems.append(
+                    f"point {record.id}: {problem}; searches skip it: delete it, or fix its "
+                    "source and ingest (or import) it again"
+                )
+        if len(page) < PAYLOAD_PAGE:
+            break
+    return problems
 
 
 def _stored_vector_problems(backend: Any, name: str, dimension: int | None) -> list[str]:

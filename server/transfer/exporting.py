@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from scoperag.core.errors import InvalidParameterError, ScoperagError
+from scoperag.core.progress import Progress
 from scoperag.server.transfer.formats import (
     FORMAT,
     ExportHeader,
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
     from scoperag.core.engine.backend import VectorBackend
     from scoperag.server.runtime import Runtime
 
-Progress = Callable[[int, int], None]  # (points done, points in all)
 PAGE = 512
 # Metadata of the generations being replaced: an export holds only what readers see.
 NOT_EXPORTED = ("scoperag_hidden", "scoperag_committed")

@@ -15,6 +15,7 @@ a running import got is recorded until it has read the whole file (`unfinished`)
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 from collections.abc import Callable, Iterator
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scoperag.core.errors import InvalidParameterError, ScoperagError
+from scoperag.core.progress import Progress
 from scoperag.server.transfer.formats import FORMAT, ExportHeader, is_header
 from scoperag.server.transfer.reading import ImportFileError, Line, ReadLimits, read_lines
 from scoperag.server.transfer.reports import ImportReport
@@ -39,7 +41,6 @@ if TYPE_CHECKING:
     from scoperag.core.embedding.embedders import Embedder
     from scoperag.server.runtime import Runtime
 
-Progress = Callable[[int, int], None]  # (points done, points in all)
 PAGE = 512
 
 
@@ -126,7 +127,8 @@ def import_file(
     path = Path(path)
     if not path.is_file():
         raise ScoperagError(f"{path}: no such file to import.")
-    first = next(read_lines(path, ReadLimits.of(runtime.settings)), None)
+    with contextlib.closing(read_lines(path, ReadLimits.of(runtime.settings))) as lines:
+        first = next(lines, None)
     try:
         native = first is not None and first.text is not None and is_header(json.loads(first.text))
     except ValueError:
@@ -175,6 +177,15 @@ def _import_export(
                     "reembed=True) to embed its text again, or set SCOPERAG_EMBED_PROVIDER / "
                     "SCOPERAG_EMBED_MODEL to match the file."
                 )
+            keeper = state_module(header.profile) if header.state else None
+            try:
+                if keeper is not None:  # checked before anything of the section is written
+                    keeper.checked_state(header.state)
+            except ValueError as exc:
+                raise ScoperagError(
+                    f"{path}: line {number}: the header's 'state' cannot be restored ({exc}); "
+                    f"nothing of this section was written ({_written_before(report)})."
+                ) from None
             metadata = dict(header.metadata)
             if header.embedder is not None:
                 metadata.setdefault(EMBEDDER_KEY, header.embedder.model_dump())
@@ -191,7 +202,6 @@ def _import_export(
             report.profile = header.profile
             report.collections.append(copy)
             report.imported += copy.points
-            keeper = state_module(header.profile) if header.state else None
             if keeper is not None:
                 report.state += keeper.import_state(runtime.settings, header.state)
     except ImportFileError as exc:

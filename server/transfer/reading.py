@@ -57,7 +57,10 @@ class ReadLimits:
 
 def open_binary(path: Path) -> IO[bytes]:
     """`path` for reading, decompressed when it is gzip (by its first bytes, not its name)."""
-    raw = path.open("rb")
+    try:
+        raw = path.open("rb")
+    except OSError as exc:
+        raise ImportFileError(path, 1, f"the file cannot be read ({exc.strerror})") from None
     compressed = raw.read(2) == GZIP_MAGIC
     raw.seek(0)
     return gzip.GzipFile(fileobj=raw) if compressed else raw

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import socket
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -24,14 +26,33 @@ FOLDER = "imports"
 
 
 class ImportRecord(BaseModel):
-    """How far an import of one file got."""
+    """How far an import of one file got, and the process running it."""
 
     file: str
     started_at: str
+    pid: int = 0
+    host: str = ""
     line: int = 0
     points: int = 0
 
+    def running(self) -> bool:
+        """Whether the process that wrote the record still runs (on this machine)."""
+        if self.host != socket.gethostname() or self.pid <= 0:
+            return False
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
     def message(self) -> str:
+        if self.running():
+            return (
+                f"import of {self.file} (started {self.started_at}) is running in process "
+                f"{self.pid}: {self.points} points written, up to line {self.line}"
+            )
         return (
             f"import of {self.file} (started {self.started_at}) stopped after line {self.line} "
             f"({self.points} points written); run it again to finish"
@@ -67,7 +88,9 @@ class Progress:
     def __init__(self, data_dir: Path, file: Path) -> None:
         self.path = _path(data_dir, file)
         now = datetime.now(UTC).isoformat(timespec="seconds")
-        self.record = ImportRecord(file=str(file.resolve()), started_at=now)
+        self.record = ImportRecord(
+            file=str(file.resolve()), started_at=now, pid=os.getpid(), host=socket.gethostname()
+        )
 
     def written(self, line: int, points: int) -> None:
         """Points up to `line` are acknowledged by the engine."""

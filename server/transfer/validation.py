@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
+from scoperag.core.config.settings import Settings
 from scoperag.core.contracts import profile_names
 from scoperag.core.contracts.registry import contract_module
 from scoperag.core.engine.collection_embedder import EMBEDDER_KEY
@@ -118,6 +119,15 @@ def checked_sparse(value: object) -> dict[str, list[Any]]:
 def payload_model(profile: str) -> type[BaseModel] | None:
     """The model every stored payload of `profile` fits (its contract's `PAYLOAD_MODEL`)."""
     return getattr(contract_module(profile), "PAYLOAD_MODEL", None)
+
+
+def collection_models(settings: Settings) -> dict[str, type[BaseModel] | None]:
+    """Collection -> the payload model of the profile that writes it, for every profile."""
+    return {
+        collection: payload_model(profile)
+        for profile in profile_names()
+        for collection in contract_module(profile).required_indexes(settings)
+    }
 
 
 def payload_problem(payload: object, model: type[BaseModel] | None) -> str | None:

@@ -61,7 +61,7 @@ def form_fields(schema: dict[str, Any]) -> list[FormField]:
         fields.append(
             FormField(
                 name=name,
-                label=prop.get("title") or name,
+                label=prop.get("title") or name.replace("_", " ").capitalize(),
                 kind=kind,
                 required=name in required,
                 default=prop.get("default"),

@@ -11,10 +11,12 @@ from typing import Any
 
 from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.server.profiles.declaration import Profile
+from scoperag.server.results.hits import hits_of
+from scoperag.server.results.listing import source_line
+from scoperag.server.results.shape import FUSION_WORDS
 from scoperag.server.ui.browse.common import page_number
 from scoperag.server.ui.context import UiContext
 from scoperag.server.ui.forms import form_arguments, form_fields, form_values
-from scoperag.server.ui.hits import hits_of, source_of
 
 LIMITS = ("limit", "top_k", "page_size")  # the parameter bounding how many hits come back
 SHOWN = 700  # characters of a hit's text shown
@@ -119,8 +121,8 @@ def _condition_words(condition: dict[str, Any]) -> list[str]:
 
 
 def named(ctx: UiContext, profile: Profile, dropped: list[dict[str, Any]]) -> list[dict]:
-    """The dropped candidates, each named as hits are (document and page, entry, memory...)
-    from its stored payload."""
+    """The dropped candidates, each named as hits are (the profile's `source`, read from the
+    point's payload; a memory by its first words too)."""
     from qdrant_client import models
 
     ids = [d["id"] for d in dropped if d.get("id")]
@@ -132,9 +134,9 @@ def named(ctx: UiContext, profile: Profile, dropped: list[dict[str, Any]]) -> li
         payloads = {str(r.id): r.payload or {} for r in records}
     found = []
     for candidate in dropped:
-        payload = payloads.get(str(candidate.get("id")), {})
-        name = source_of(payload) or "a point no longer stored"
-        if isinstance(payload.get("content"), str):  # a memory: its first words too
+        payload = payloads.get(str(candidate.get("id")))
+        name = source_line(profile.source, payload) if payload else "a point no longer stored"
+        if payload and isinstance(payload.get("content"), str):
             name = f"“{payload['content'][:60]}…” ({name})"
         found.append({**candidate, "named": name})
     return found
@@ -176,7 +178,15 @@ def search_page(ctx: UiContext, profile: Profile, query: Mapping[str, Any]) -> d
     words = str(query.get("query") or query.get("name") or "")
     explain = result.get("explain") if isinstance(result, dict) else None
     page.update(
-        hits=[{"hit": hit, "parts": marked(hit.text, words)} for hit in hits],
+        hits=[
+            {
+                "hit": hit,
+                "source": source_line(profile.source, hit.fields),
+                "parts": marked(hit.text, words),
+            }
+            for hit in hits
+        ],
+        fusion_words=FUSION_WORDS,
         first=(shown - 1) * per_page,
         page=shown,
         pages=pages,

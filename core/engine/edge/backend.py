@@ -35,6 +35,7 @@ from scoperag.core.embedding.vector_check import check_points
 from scoperag.core.engine.backend import VectorBackend
 from scoperag.core.engine.collection_embedder import searchable
 from scoperag.core.engine.disk_space import ensure_room
+from scoperag.core.engine.edge import neighbours as edge_neighbours
 from scoperag.core.engine.edge import search as edge_search
 from scoperag.core.engine.edge.collection import EdgeCollection
 from scoperag.core.engine.edge.ledger import Ledger, LostWritesError, write_durably
@@ -218,7 +219,7 @@ class EdgeBackend(VectorBackend):
     ) -> list[tuple[int | str, int | str, float]]:
         if not self.collection_exists(collection):
             return []
-        return edge_search.neighbours(self.edge_collection(collection), flt, threshold, limit)
+        return edge_neighbours.neighbours(self.edge_collection(collection), flt, threshold, limit)
 
     def update_collection_metadata(self, collection: str, changes: dict[str, Any]) -> None:
         path = self._dir(collection) / _METADATA

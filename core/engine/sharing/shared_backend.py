@@ -84,12 +84,13 @@ class SharedBackend(VectorBackend):
             return
 
     def call(self, op: str, *args: Any, **kwargs: Any) -> Any:
-        """Run `op` where the engine is open; once more after a takeover if the owner left."""
+        """Run `op` where the engine is open (a `DEFINITION` read once per version of it)."""
         if op in DEFINITION:
             return self._known(op, *args, **kwargs)
         return self._anywhere(op, args, kwargs)
 
     def _anywhere(self, op: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Run `op` here or in the owner; once more after a takeover if the owner left."""
         connections = self._connections
         try:
             return self._run(op, args, kwargs)
@@ -164,7 +165,8 @@ class SharedBackend(VectorBackend):
 
 
 @implemented(
-    Generations, lambda registry, op, args, kwargs: registry.call(f"generations.{op}", *args)
+    Generations,
+    lambda registry, op, args, kwargs: registry.call(f"generations.{op}", *args, **kwargs),
 )
 class _Generations(Generations):
     """The owner's generation registry, changed only there under its lock."""

@@ -3,27 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import click
 
-
-def _chunk_bar() -> Callable[[int, int], None]:
-    """A tqdm bar of embedded chunks on a terminal (silent elsewhere)."""
-    from tqdm import tqdm
-
-    bar = tqdm(desc="book", unit="chunk", disable=not sys.stderr.isatty())
-
-    def update(done: int, total: int) -> None:
-        bar.total = total
-        bar.n = done
-        bar.refresh()
-        if done >= total:
-            bar.close()
-
-    return update
+from scoperag.server.cli.support import window_options
 
 
 def register(cli: click.Group, ingest: click.Group) -> None:
@@ -39,34 +23,38 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         default=None,
         help="Ingest only up to this chapter (a quick trial of a long book).",
     )
+    @window_options
     @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
     def ingest_book_command(
-        path: Path, book_id: str, title: str | None, last_chapter: int | None, as_json: bool
+        path: Path,
+        book_id: str,
+        title: str | None,
+        last_chapter: int | None,
+        window: int | None,
+        window_overlap: int | None,
+        as_json: bool,
     ) -> None:
-        """Ingest a plain-text book (UTF-8); re-ingesting a book id replaces that book."""
-        from scoperag.pipelines.book import BookRejectedError, BookReport, ingest_book
-        from scoperag.server.cli.support import load_settings, run_friendly
+        """Ingest a plain-text book (UTF-8); re-ingesting a book id replaces that book. The
+        chunking given is recorded with the collection and kept until changed."""
+        from scoperag.pipelines.book import ingest_book
+        from scoperag.server.cli.support import load_settings, progress_bar
         from scoperag.server.runtime import Runtime
 
         runtime = Runtime(load_settings())
 
-        def run() -> BookReport:
-            try:
-                return ingest_book(
-                    path,
-                    runtime.backend,
-                    runtime.embedder,
-                    book_id,
-                    title,
-                    last_chapter,
-                    _chunk_bar(),
-                )
-            except BookRejectedError as exc:
-                raise click.ClickException(f"{path.name}: not ingested, {exc}.") from None
-            finally:
-                runtime.close()
-
-        report = run_friendly(run)
+        try:
+            report = ingest_book(
+                path,
+                runtime.backend,
+                runtime.embedder,
+                book_id,
+                title,
+                last_chapter,
+                progress_bar("book", "chunk"),
+                {"window": window, "window_overlap": window_overlap},
+            )
+        finally:
+            runtime.close()
         if as_json:
             click.echo(json.dumps(report.model_dump(), indent=2))
         else:

@@ -7,7 +7,7 @@ from qdrant_client import models
 
 from scoperag.core.engine.search_request import SearchResult
 from scoperag.postprocessors.sentence_runs import SentenceRun, sentence_sources
-from scoperag.retrievers.explain import Dropped, Explainer
+from scoperag.retrievers.explain import Dropped, Explainer, Names
 from scoperag.server.profiles.books.models import Passage, SearchBookResult
 
 Run = SentenceRun[models.ScoredPoint]
@@ -20,14 +20,15 @@ def explain_book_search(
     hits: list[Run],
     kept: list[Run],
     user_pos: int,
+    names: Names,
 ) -> SearchBookResult:
     """`result` with explain: a passage is explained by the best-scored chunk it took a
     sentence from (its score is the passage's)."""
-    why = Explainer(found, flt)
+    why = Explainer(found, flt, names=names)
     sources = sentence_sources(kept)
     for rank, passage in enumerate(result.passages, 1):
         best = _best_source(passage, sources)
-        passage.explain = why.hit(best.source, rank)
+        passage.explain = why.hit(best.source.id, rank, passage)
     for hit in hits:
         if hit.last_sid > user_pos:
             cut = f"{max(hit.first_sid, user_pos + 1)}-{hit.last_sid}"

@@ -8,11 +8,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from scoperag.core.config.chunking import Window, WindowOverlap
 from scoperag.core.contracts.books import BOOK_ID, DEFAULT_READER, BookSummary
 from scoperag.core.filters.params import Explain, FilePath, Index, Name, Query, StrictParams
 from scoperag.retrievers.explain import HitExplanation, ResultExplanation
 from scoperag.server.mcp.ingest_calls import BELOW_ALLOWED
 from scoperag.server.mcp.tooling import params_model
+from scoperag.server.results.shape import Scored
 
 _READER = Field(
     default=None,
@@ -75,7 +77,7 @@ class BookList(BaseModel):
     message: str | None = None
 
 
-class Passage(BaseModel):
+class Passage(Scored):
     """Consecutive sentences from one chapter, each once, none past the reader's position."""
 
     pos_start: int = Field(description="Sentence id of the passage's first sentence.")
@@ -83,7 +85,6 @@ class Passage(BaseModel):
     chapter: int
     chapter_title: str
     text: str
-    score: float | None = Field(description="Best similarity among the chunks it came from.")
     explain: HitExplanation = None
 
 
@@ -108,3 +109,5 @@ class IngestBookParams(StrictParams):
     title: Name | None = Field(
         default=None, description="Title (default: the Gutenberg title or file name)."
     )
+    window: Window = None
+    window_overlap: WindowOverlap = None

@@ -88,10 +88,18 @@ def export_state(settings: Settings) -> dict[str, Any]:
     return {"reading_positions": [saved.model_dump(mode="json") for saved in positions]}
 
 
+def checked_state(state: dict[str, Any]) -> list[SavedPosition]:
+    """The reading positions of an export's state; `ValueError` says what is wrong."""
+    items = state.get("reading_positions", [])
+    if not isinstance(items, list):
+        raise ValueError("'reading_positions' must be a list")
+    return [SavedPosition.model_validate(item) for item in items]
+
+
 def import_state(settings: Settings, state: dict[str, Any]) -> int:
     """Restore the reading positions of an export (each replaces that reader's); how many."""
     reading = ReadingState(settings.state_path)
-    positions = [SavedPosition.model_validate(item) for item in state.get("reading_positions", [])]
+    positions = checked_state(state)
     for saved in positions:
         reading.put(saved)
     return len(positions)

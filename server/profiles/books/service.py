@@ -209,6 +209,8 @@ class BookService:
                 Passage(
                     text=" ".join(run.sentences),
                     score=run.score,
+                    fusion="dense",
+                    similarity=run.score,
                     pos_start=run.first_sid,
                     pos_end=run.last_sid,
                     chapter=run.metadata["chapter"],
@@ -226,6 +228,8 @@ class BookService:
         if not params.explain or search.last is None:
             return result
         from scoperag.server.profiles.books.explain import explain_book_search
+        from scoperag.server.results.hits import drop_names
 
         flt, pos = search.qdrant_filter, saved.sid
-        return explain_book_search(result, search.last, flt, hits, kept, pos)
+        names = drop_names("search_book", search.backend, search.collection)
+        return explain_book_search(result, search.last, flt, hits, kept, pos, names)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastmcp.exceptions import ToolError
 from fastmcp.server.providers import LocalProvider
 
 from scoperag.server.mcp.ingest_calls import (
@@ -30,25 +29,24 @@ def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:
     """`ingest_book`: a plain-text book, replacing the book stored under the same id."""
 
     def ingest(params: IngestBookParams, progress: Progress) -> dict[str, Any]:
-        from scoperag.pipelines.book import BookRejectedError, ingest_book
+        from scoperag.core.config.chunking import chunking_of
+        from scoperag.pipelines.book import ingest_book
 
         file = allowed_file(runtime.settings, params.path)
 
         def chunks(done: int, total: int) -> None:
             progress(done, total, "chunks embedded")
 
-        try:
-            report = ingest_book(
-                file,
-                runtime.backend,
-                runtime.embedder,
-                params.book_id,
-                params.title,
-                None,
-                chunks,
-            )
-        except BookRejectedError as exc:
-            raise ToolError(f"{file.name}: not ingested, {exc}.") from None
+        report = ingest_book(
+            file,
+            runtime.backend,
+            runtime.embedder,
+            params.book_id,
+            params.title,
+            None,
+            chunks,
+            chunking_of(params),
+        )
         return report.model_dump()
 
     tools.add_tool(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from scoperag.server.cli.support import load_settings, print_report, progress_bar, run_friendly
+from scoperag.server.cli.support import load_settings, print_report, progress_bar
 
 
 def register(cli: click.Group, ingest: click.Group) -> None:
@@ -27,7 +27,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
 
         runtime = Runtime(load_settings())
         try:
-            result = run_friendly(lambda: ingest_paths(runtime, list(paths), progress_bar("dnd")))
+            result = ingest_paths(runtime, list(paths), progress_bar("dnd"))
         finally:
             runtime.close()
         print_report(result, as_json, unit="items")

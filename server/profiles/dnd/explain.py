@@ -17,6 +17,7 @@ from scoperag.retrievers.explain import (
     FusedFigures,
     HitExplain,
     NameMatchFigures,
+    Names,
     ResultExplain,
     filter_json,
 )
@@ -41,15 +42,16 @@ def explain_search(
     found: SearchResult,
     flt: models.Filter | None,
     names: dict[Hashable, NameMatch],
+    identities: Names,
 ) -> ResultExplain:
-    """Sets each result's explain (`fused`: every fused item, the results first); the result's."""
-    why = Explainer(found, flt)
+    """Sets each result's explain (`fused`: every fused item, the results first); the result's.
+    What the limit dropped is ranked as the hits are, by the reciprocal rank fusion."""
+    why = Explainer(found, flt, names=identities)
     for rank, (hit, item) in enumerate(zip(results, fused, strict=False), 1):
-        figures = why.branch_figures(item.key)
-        how = FusedFigures(score=item.score, rank=rank, method="rrf")
-        hit.explain = HitExplain(fused=how, name_match=name_figures(names.get(item.key)), **figures)
+        hit.explain = why.hit(item.key, rank, hit)
+        hit.explain.name_match = name_figures(names.get(item.key))
     shown = {item.key for item in fused[:limit]}
-    why.engine_drops({point.id for point in found.hits})
+    why.floor_drops()
     why.past_limit([(item.key, item.score) for item in fused], shown, "rrf")
     return why.result()
 
@@ -59,26 +61,29 @@ def explain_lookup(
     flt: models.Filter | None,
     limit: int,
     matches: list[NameMatch] | None,
-    left_out: list[tuple[Any, float | None]],
+    left_out: list[tuple[Any, float | None, dict[str, Any]]],
     left_total: int,
 ) -> ResultExplain:
     """Sets each result's explain: by name match (`matches`) or alphabetical; `left_out`:
-    (name or point id, score) of what the limit left out (`left_total` in all)."""
+    (name or point id, score, what names it) of what the limit left out (`left_total` in
+    all)."""
     how = {match.name: match for match in matches or []}
     for rank, hit in enumerate(results, 1):
-        match = how.get(hit.name)
-        method = "name" if matches is not None else "name_order"
         hit.explain = HitExplain(
-            dense=None,
-            bm25=None,
-            fused=FusedFigures(score=hit.score, rank=rank, method=method),
-            similarity=match.similarity if match else None,
-            name_match=name_figures(match),
+            fused=FusedFigures(score=hit.score, rank=rank, method=hit.fusion or "name_order"),
+            similarity=hit.similarity,
+            name_match=name_figures(how.get(hit.name)),
         )
     what = "name" if matches is not None else "alphabetical"
     dropped = [
-        Dropped(stage="limit", id=key, reason=f"{what} rank past the limit of {limit}", score=s)
-        for key, s in left_out
+        Dropped(
+            stage="limit",
+            id=key,
+            identity=named,
+            reason=f"{what} rank {n}, past the limit of {limit}",
+            score=score,
+        )
+        for n, (key, score, named) in enumerate(left_out, len(results) + 1)
     ]
     return ResultExplain(
         filter=filter_json(flt),

@@ -31,6 +31,7 @@ from scoperag.core.filters.params import Explain, FilePaths, Query, StrictParams
 from scoperag.retrievers.explain import HitExplanation, ResultExplanation
 from scoperag.server.mcp.ingest_calls import BELOW_ALLOWED
 from scoperag.server.mcp.ingest_reports import FILES_DESCRIPTION
+from scoperag.server.results.shape import NAME_SIMILARITY, Scored
 
 
 class SearchParams(StrictParams):
@@ -62,23 +63,15 @@ class LookupParams(StrictParams):
         return parse_challenge_rating(value) if isinstance(value, str) else value
 
 
-class DndHit(DndItemPayload):
+class DndHit(DndItemPayload, Scored):
     """One item, with the document it comes from."""
 
     name_order: int | None = Field(default=None, exclude=True)
     text: str = Field(description="The whole entry.")
-    score: float | None = Field(
-        default=None,
-        description="What the results are ordered by (higher first): the name match's rank "
-        "(exact 1; then near-exact, word-start partial, other partial, fuzzy; each by its "
-        "similarity) or the fused search score.",
-    )
     match: str | None = Field(
         default=None, description="How the name matched: exact, partial or fuzzy."
     )
-    similarity: float | None = Field(
-        default=None, description="The name's similarity to the query, 0 to 1 (by name only)."
-    )
+    name_similarity: float | None = Field(default=None, description=NAME_SIMILARITY)
     explain: HitExplanation = None
 
     @model_serializer(mode="wrap")
@@ -130,12 +123,14 @@ class IngestResult(BaseModel):
 
 @dataclass(frozen=True)
 class Lookup:
-    """One lookup tool: the kind it returns and the filters it takes besides `name`."""
+    """One lookup tool: the kind it returns, the filters it takes besides `name`, and the
+    typed fields of its kind (of KIND_FIELDS) its results carry."""
 
     tool: str
     kind: str
     fields: tuple[FilterableField, ...]
     description: str
+    shows: tuple[str, ...]
 
 
 LOOKUPS = (
@@ -144,18 +139,21 @@ LOOKUPS = (
         "spell",
         (LEVEL, SCHOOL, DOCUMENTS),
         "Look up spells by name, level (0 = cantrip) and school.",
+        ("level", "school", "classes"),
     ),
     Lookup(
         "lookup_creature",
         "creature",
         (TYPE, CHALLENGE_RATING, DOCUMENTS),
         "Look up creatures (monsters) by name, type and challenge rating.",
+        ("type", "challenge_rating", "size"),
     ),
     Lookup(
         "lookup_equipment",
         "equipment",
         (ITEM_TYPE, DOCUMENTS),
         "Look up equipment by name and item_type (weapon, armor, magic-item).",
+        ("item_type",),
     ),
     Lookup(
         "lookup_character_option",
@@ -163,12 +161,14 @@ LOOKUPS = (
         (OPTION_TYPE, DOCUMENTS),
         "Look up character options by name and option_type (class, archetype, race, subrace, "
         "background, feat).",
+        ("option_type",),
     ),
     Lookup(
         "lookup_rule",
         "rule",
         (RULE_TYPE, DOCUMENTS),
         "Look up rules by name and rule_type (section of the rules, condition, plane).",
+        ("rule_type",),
     ),
 )
 

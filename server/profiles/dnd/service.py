@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 from qdrant_client import models
 
-from scoperag.core.contracts.dnd import COLLECTION, DOCUMENTS, KINDS
+from scoperag.core.contracts.dnd import COLLECTION, DOCUMENTS, KIND, KINDS
 from scoperag.core.engine.node_payload import stored_text_and_metadata
 from scoperag.core.errors import as_json
 from scoperag.core.filters.fields import (
@@ -32,6 +32,8 @@ from scoperag.server.profiles.dnd.models import (
     Lookup,
     SearchParams,
 )
+from scoperag.server.results.hits import drop_names, shape_of
+from scoperag.server.results.shape import Fusion
 from scoperag.server.runtime import Runtime
 
 if TYPE_CHECKING:
@@ -45,17 +47,22 @@ _MANY = 10_000  # facet limit for "every value" (documents, kinds, sub-types)
 _BY_NAME = models.OrderBy(key="name_order")
 
 
-def _equals(key: str, value: Any) -> models.FieldCondition:
-    return models.FieldCondition(key=key, match=models.MatchValue(value=value))
+def _in_document(slug: str) -> models.Filter | None:
+    return build_filter([DOCUMENTS], {DOCUMENTS.name: [slug]})
 
 
 def _hit(
-    payload: dict[str, Any], score: float | None = None, match: NameMatch | None = None
+    payload: dict[str, Any],
+    fusion: Fusion,
+    score: float | None = None,
+    match: NameMatch | None = None,
+    similarity: float | None = None,
 ) -> DndHit:
-    """An item as a result; a name lookup's hit says how its name matched."""
+    """An item as a result, with its figures; a hit found by name says how its name matched."""
     text, metadata = stored_text_and_metadata(payload)
-    how = {"match": match.match, "similarity": match.similarity} if match else {}
-    return DndHit(**metadata, text=text, score=score, **how)
+    how = {"match": match.match, "name_similarity": match.similarity} if match else {}
+    figures = {"score": score, "fusion": fusion, "similarity": similarity}
+    return DndHit(**metadata, text=text, **figures, **how)
 
 
 class DndService:
@@ -85,12 +92,12 @@ class DndService:
 
     def _holds(self, slug: str) -> bool:
         """Whether any item of the document `slug` is stored (one point read, not a count)."""
-        in_document = models.Filter(must=[_equals("document", slug)])
+        in_document = _in_document(slug)
         return bool(self.runtime.backend.scroll(COLLECTION, in_document, limit=1))
 
     def _unknown_values(self, lookup: Lookup, values: dict[str, Any]) -> list[str]:
         """Notes on free-text keyword filters whose value no item of the kind has."""
-        of_kind = models.Filter(must=[_equals("kind", lookup.kind)])
+        of_kind = build_filter([KIND], {KIND.name: lookup.kind})
         notes = []
         for field in lookup.fields:
             value = values.get(field.name)
@@ -109,20 +116,20 @@ class DndService:
         if reason := self._refusal(lookup.fields, values):
             return DndResult(results=[], total=0, message=reason)
         backend = self.runtime.backend
-        flt = build_filter(lookup.fields, values, extra=[_equals("kind", lookup.kind)])
+        flt = build_filter([KIND, *lookup.fields], {**values, KIND.name: lookup.kind})
         limit, matches = values["limit"], None
         if values["name"]:
             names = self._names(flt, limit)
             found = names.find(values["name"], enough=limit)
             how = {match.name: match for match in found.matches}
             results = [
-                _hit(record.payload, score, how[record.payload["name"]])
+                _hit(record.payload, "name", score, how[record.payload["name"]])
                 for record, score in names.matched_records(found.matches)
             ]
             total, matches = names.total(found), found.matches
         else:
             records = backend.scroll(COLLECTION, flt, limit, order_by=_BY_NAME)
-            results = [_hit(record.payload) for record in records]
+            results = [_hit(record.payload, "name_order") for record in records]
             short = len(records) < limit  # then these are all: nothing to count
             total = len(records) if short else backend.count(COLLECTION, flt)
         if not results:
@@ -145,16 +152,23 @@ class DndService:
         matches: list[NameMatch] | None,
         shown: set[str],
         total: int,
-    ) -> tuple[list[tuple[Any, float | None]], int]:
+    ) -> tuple[list[tuple[Any, float | None, dict[str, Any]]], int]:
         """What a lookup's limit left out, and how many: the names not shown (a name search),
-        else the next points in alphabetical order (their ids; the first 20 read)."""
+        else the next points in alphabetical order (their ids; the first 20 read); each with
+        what names it."""
         if matches is not None:
-            left = [(match.name, match.score) for match in matches if match.name not in shown]
+            left = [
+                (match.name, match.score, {"name": match.name})
+                for match in matches
+                if match.name not in shown
+            ]
             return left, len(left)
         if total <= limit:
             return [], 0
         after = self.runtime.backend.scroll(COLLECTION, flt, 20, offset=limit, order_by=_BY_NAME)
-        return [(record.id, None) for record in after], total - limit
+        keys = shape_of("search_dnd_content").identity
+        named = [{key: (r.payload or {}).get(key) for key in keys} for r in after]
+        return [(r.id, None, n) for r, n in zip(after, named, strict=True)], total - limit
 
     def _names(self, flt: models.Filter | None, limit: int) -> NameSearch:
         """Names under `flt`; a name in several documents in the configured document order."""
@@ -178,23 +192,29 @@ class DndService:
         names = self._names(flt, limit)
         matches = names.find(query, limit).matches
         found = names.matched_records(matches)
+        points = hybrid.points(TextQuery(query))
         fused = reciprocal_rank_fusion(
             [
-                [Ranked(p.id, p.score, p.payload) for p in hybrid.points(TextQuery(query))],
+                [Ranked(p.id, p.score, p.payload) for p in points],
                 [Ranked(record.id, score, record.payload) for record, score in found],
             ],
             len(found) + limit if explain else limit,  # explain: every item, to say what was cut
         )
-        results = [_hit(hit.item, hit.score) for hit in fused[:limit]]
+        cosines = {point.id: point.score for point in points}
+        how = {match.name: match for match in matches}
+        by_id = {record.id: how.get(record.payload["name"]) for record, _ in found}
+        results = [
+            _hit(hit.item, "rrf", hit.score, by_id.get(hit.key), cosines.get(hit.key))
+            for hit in fused[:limit]
+        ]
         result = DndResult(
             results=results,
             total=len(results),
             message=None if results else "Nothing matches in these documents.",
         )
         if explain and hybrid.last is not None:
-            how = {match.name: match for match in matches}
-            by_id = {record.id: how.get(record.payload["name"]) for record, _ in found}
-            result.explain = explain_search(results, fused, limit, hybrid.last, flt, by_id)
+            names = drop_names("search_dnd_content", backend, COLLECTION)
+            result.explain = explain_search(results, fused, limit, hybrid.last, flt, by_id, names)
         return result
 
     def list_documents(self, _params: BaseModel) -> DocumentList:
@@ -203,7 +223,7 @@ class DndService:
             return DocumentList(documents=[], message=EMPTY_HINT)
         documents = []
         for slug, total in sorted(self.known_documents().items()):
-            in_document = models.Filter(must=[_equals("document", slug)])
+            in_document = _in_document(slug)
             first = backend.scroll(COLLECTION, in_document, limit=1)
             counts = backend.facet(COLLECTION, "kind", in_document, len(KINDS))
             documents.append(

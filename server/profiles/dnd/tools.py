@@ -21,10 +21,12 @@ from scoperag.server.mcp.ingest_calls import (
 from scoperag.server.mcp.service_locator import deferred_service
 from scoperag.server.mcp.tooling import DESTRUCTIVE, ModelTool, NoParams, ProgressTool, params_model
 from scoperag.server.profiles.dnd.models import (
+    KIND_FIELDS,
     LOOKUPS,
     DndResult,
     DocumentList,
     IngestDndParams,
+    Lookup,
     LookupParams,
     SearchParams,
 )
@@ -65,6 +67,16 @@ def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:
     )
 
 
+def _of_kind(tool: ModelTool, lookup: Lookup) -> dict[str, Any]:
+    """The tool's output schema with only the typed fields of its kind (the others are never
+    in its results)."""
+    schema = tool.output_schema or {}
+    hit = schema["$defs"]["DndHit"]
+    hidden = KIND_FIELDS - set(lookup.shows)
+    shown = {key: value for key, value in hit["properties"].items() if key not in hidden}
+    return {**schema, "$defs": {**schema["$defs"], "DndHit": {**hit, "properties": shown}}}
+
+
 def build(runtime: Runtime) -> LocalProvider:
     """The dnd tools; its handlers (and their heavy imports) load on the first call."""
     service = deferred_service("scoperag.server.profiles.dnd.service:DndService", runtime)
@@ -81,17 +93,16 @@ def build(runtime: Runtime) -> LocalProvider:
         )
     )
     for lookup in LOOKUPS:
-        tools.add_tool(
-            ModelTool.build(
-                lookup.tool,
-                lookup.description
-                + " The same name in two documents gives two results."
-                + _SHARED_RULES,
-                params_model(_tool_model(lookup.tool), LookupParams, lookup.fields),
-                lambda params, lookup=lookup: service().lookup(lookup, params),
-                DndResult,
-            )
+        tool = ModelTool.build(
+            lookup.tool,
+            lookup.description
+            + " The same name in two documents gives two results."
+            + _SHARED_RULES,
+            params_model(_tool_model(lookup.tool), LookupParams, lookup.fields),
+            lambda params, lookup=lookup: service().lookup(lookup, params),
+            DndResult,
         )
+        tools.add_tool(tool.model_copy(update={"output_schema": _of_kind(tool, lookup)}))
     tools.add_tool(
         ModelTool.build(
             "list_documents",

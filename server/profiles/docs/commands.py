@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from scoperag.server.cli.support import load_settings, progress_bar, run_friendly
+from scoperag.server.cli.support import chunk_options, load_settings, progress_bar
 
 if TYPE_CHECKING:
     from scoperag.core.engine.index_status import CollectionIndexes, IndexReport
@@ -55,7 +55,7 @@ def _index_command(action: Callable[..., IndexReport], as_json: bool) -> None:
 
     runtime = Runtime(load_settings())
     try:
-        report = run_friendly(lambda: action(runtime.backend, runtime.settings))
+        report = action(runtime.backend, runtime.settings)
     finally:
         runtime.close()
     _print_indexes(report, as_json)
@@ -68,19 +68,25 @@ def register(cli: click.Group, ingest: click.Group) -> None:
 
     @ingest.command("docs")
     @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @chunk_options
     @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-    def ingest_docs(file: Path, as_json: bool) -> None:
+    def ingest_docs(
+        file: Path, chunk_size: int | None, chunk_overlap: int | None, as_json: bool
+    ) -> None:
         """Ingest a JSONL file, one document a line (doc_id, title, text, scope, status,
-        doc_type, agent_id, updated_at); a bad line is reported with its number and skipped."""
+        doc_type, agent_id, updated_at); a bad line is reported with its number and skipped.
+        The chunking given is recorded with the collection and kept until changed."""
         from scoperag.pipelines.docs import ingest_docs_jsonl
         from scoperag.server.runtime import Runtime
 
         runtime = Runtime(load_settings())
         try:
-            report = run_friendly(
-                lambda: ingest_docs_jsonl(
-                    file, runtime.backend, runtime.embedder, progress_bar("docs", unit="line")
-                )
+            report = ingest_docs_jsonl(
+                file,
+                runtime.backend,
+                runtime.embedder,
+                progress_bar("docs", unit="line"),
+                {"chunk_size": chunk_size, "chunk_overlap": chunk_overlap},
             )
         finally:
             runtime.close()

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, ValidationError
 from scoperag.core.engine.index_status import IndexesMissingError, IndexReport, index_report
 from scoperag.core.errors import InvalidParameterError, ScoperagError
 from scoperag.server.http.body import JSON_MEDIA_TYPE, UnsupportedMediaTypeError, json_object
+from scoperag.server.http.errors import error_response
 from scoperag.server.mcp.service_locator import deferred_service
 from scoperag.server.mcp.tooling import (
     describe_validation_error,
@@ -49,10 +50,7 @@ class UnavailableBody(BaseModel):
 
 
 def _refused(error: InvalidParameterError) -> JSONResponse:
-    body = InvalidRequestBody(
-        field=error.parameter, value=echo(error.value), rule=error.accepted, message=str(error)
-    )
-    return JSONResponse(body.model_dump(mode="json"), status_code=400)
+    return error_response(error, contract=FILTER_CONTRACT, value=echo(error.value))
 
 
 def _invalid(error: ValidationError) -> JSONResponse:
@@ -82,10 +80,8 @@ def _unsupported(error: UnsupportedMediaTypeError) -> JSONResponse:
 
 def _unavailable(error: ScoperagError) -> JSONResponse:
     if isinstance(error, IndexesMissingError):
-        body = UnavailableBody(error="indexes_missing", message=str(error), missing=error.missing)
-    else:
-        body = UnavailableBody(error="store_unavailable", message=str(error))
-    return JSONResponse(body.model_dump(mode="json"), status_code=503)
+        return error_response(error, 503)
+    return error_response(error, 503, error="store_unavailable", missing=[])
 
 
 def http_router(runtime: Runtime) -> APIRouter:

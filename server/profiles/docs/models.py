@@ -7,11 +7,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from scoperag.core.config.chunking import ChunkOverlap, ChunkSize
 from scoperag.core.contracts.docs import DocChunkPayload
 from scoperag.core.filters.params import FilePath, StrictParams
 from scoperag.retrievers.explain import HitExplanation, ResultExplanation
 from scoperag.server.mcp.ingest_calls import BELOW_ALLOWED
 from scoperag.server.profiles.docs.filters import FILTER_CONTRACT, DocsSearchFilters
+from scoperag.server.results.shape import Scored
 
 EMPTY_HINT = (
     "No docs are ingested yet. Run `scoperag ingest docs FILE.jsonl` (running servers "
@@ -19,15 +21,10 @@ EMPTY_HINT = (
 )
 
 
-class DocsHit(DocChunkPayload):
-    """One chunk found: its text, its score and its whole docs payload."""
+class DocsHit(DocChunkPayload, Scored):
+    """One chunk found: its text, its figures and its whole docs payload."""
 
     text: str
-    score: float = Field(
-        description="What the hits are ordered by: meaning and keywords fused (or, for a "
-        "collection without keyword vectors, the cosine similarity)."
-    )
-    similarity: float = Field(description="Cosine similarity of the chunk to the query.")
     explain: HitExplanation = None
 
 
@@ -41,3 +38,5 @@ class DocsSearchResult(BaseModel):
 
 class IngestDocsParams(StrictParams):
     path: FilePath = Field(description=f"A JSONL file {BELOW_ALLOWED}.")
+    chunk_size: ChunkSize = None
+    chunk_overlap: ChunkOverlap = None

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from scoperag.core.contracts.docs import COLLECTION, DOCS_FILTERS, DocChunkPayload
-from scoperag.core.engine.backend import order_score
 from scoperag.core.engine.index_status import refuse_unindexed
 from scoperag.core.engine.node_payload import stored_text_and_metadata
 from scoperag.retrievers.explain import explained
@@ -13,6 +12,8 @@ from scoperag.retrievers.searches import HybridSearch, TextQuery
 from scoperag.server.mcp.unknown_values import unknown_value_notes
 from scoperag.server.profiles.docs.filters import DocsSearchFilters, DocsSearchRequest
 from scoperag.server.profiles.docs.models import EMPTY_HINT, DocsHit, DocsSearchResult
+from scoperag.server.results.hits import drop_names
+from scoperag.server.results.shape import engine_figures
 from scoperag.server.runtime import Runtime
 
 if TYPE_CHECKING:
@@ -25,8 +26,7 @@ def _hit(point: ScoredPoint) -> DocsHit:
     text, metadata = stored_text_and_metadata(point.payload or {})
     return DocsHit(
         text=text,
-        score=order_score(point),
-        similarity=point.score,
+        **engine_figures(point),
         **{key: metadata.get(key) for key in DocChunkPayload.model_fields},
     )
 
@@ -60,4 +60,7 @@ class DocsService:
         notes.append(search.keyword_hint())
         message = " ".join(note for note in notes if note) or None
         result = DocsSearchResult(filters=filters, hits=hits, message=message)
-        return explained(result, result.hits, found, flt) if request.explain else result
+        if not request.explain:
+            return result
+        names = drop_names("elf_docs_search_l0", backend, COLLECTION)
+        return explained(result, result.hits, found, flt, names=names)

@@ -36,10 +36,12 @@ def _add_ingest(tools: LocalProvider, runtime: Runtime) -> None:
     """`ingest_docs`: a JSONL file of documents."""
 
     def ingest(params: IngestDocsParams, progress: Progress) -> dict[str, Any]:
+        from scoperag.core.config.chunking import chunking_of
         from scoperag.pipelines.docs import ingest_docs_jsonl
 
         file = allowed_file(runtime.settings, params.path)
-        report = ingest_docs_jsonl(file, runtime.backend, runtime.embedder, progress)
+        chunking = chunking_of(params)
+        report = ingest_docs_jsonl(file, runtime.backend, runtime.embedder, progress, chunking)
         return report.model_dump(mode="json")
 
     tools.add_tool(

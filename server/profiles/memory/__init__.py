@@ -32,7 +32,12 @@ PROFILE = Profile(
     sample=Sample("memories.json", "scoperag ingest memory {path}"),
     groups={"tags": "tags", "types": "memory_type"},
     deletes={
-        "memory": DeleteTarget("content_hash", "memory (content_hash)", by_prefix=True),
+        "memory": DeleteTarget(
+            "content_hash",
+            "memory (content_hash)",
+            by_prefix=True,
+            deleter="scoperag.server.profiles.memory.versions:delete_version",
+        ),
         "tag": DeleteTarget("tags", "memories tagged"),
     },
 )

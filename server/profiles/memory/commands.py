@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from scoperag.server.cli.support import load_settings, progress_bar, run_friendly
+from scoperag.server.cli.support import load_settings, progress_bar
 
 if TYPE_CHECKING:
     from scoperag.server.profiles.memory.models import FindDuplicatesResult
@@ -34,7 +34,7 @@ def _versions(work: Callable[[Any], Any]) -> Any:
 
     runtime = Runtime(load_settings())
     try:
-        return run_friendly(lambda: work(MemoryVersions(runtime)))
+        return work(MemoryVersions(runtime))
     finally:
         runtime.close()
 
@@ -158,7 +158,11 @@ def prune_memory(expired: bool, yes: bool) -> None:
     if not yes:
         click.confirm(f"Delete these {len(found)} expired memories?", abort=True, err=True)
     hashes = [payload["content_hash"] for payload in found]
-    deleted = _versions(lambda versions: expiry.prune(versions.runtime.backend, hashes))
+    deleted = _versions(
+        lambda versions: expiry.prune(
+            versions.runtime.backend, versions.runtime.settings.data_dir, hashes
+        )
+    )
     click.echo(f"Deleted {deleted} expired memories.")
 
 
@@ -180,14 +184,12 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         runtime = Runtime(load_settings())
         bar = progress_bar("memories")
         try:
-            report = run_friendly(
-                lambda: import_memories(
-                    file,
-                    runtime.backend,
-                    runtime.embedder,
-                    lambda d, t: bar(d, t, file.name),
-                    runtime.settings.data_dir,
-                )
+            report = import_memories(
+                file,
+                runtime.backend,
+                runtime.embedder,
+                lambda d, t: bar(d, t, file.name),
+                runtime.settings.data_dir,
             )
         finally:
             runtime.close()
@@ -214,7 +216,7 @@ def _call_tool(tool: str, arguments: dict[str, Any]) -> Any:
     session = None
     try:
         session = ToolSession(build_server(runtime), progress=False)
-        return run_friendly(lambda: session.call(tool, arguments))
+        return session.call(tool, arguments)
     finally:
         if session is not None:
             session.close()

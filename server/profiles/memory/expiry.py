@@ -4,6 +4,7 @@ removes) and the counts `scoperag list memory` shows (current, superseded, expir
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qdrant_client import models
@@ -46,15 +47,18 @@ def expired(backend: VectorBackend, now: float | None = None) -> list[dict[str, 
     return sorted(payloads, key=lambda p: (p["expires_ts"], p["content_hash"]))
 
 
-def prune(backend: VectorBackend, hashes: list[str], now: float | None = None) -> int:
-    """Delete these memories where they are still expired; how many were deleted."""
+def prune(
+    backend: VectorBackend, data_dir: Path, hashes: list[str], now: float | None = None
+) -> int:
+    """Delete these memories where they are still expired, each as `delete_version` does (the
+    version it replaced takes its place); how many were deleted."""
+    from scoperag.server.profiles.memory.versions import delete_version
+
     if not hashes or not backend.collection_exists(COLLECTION):
         return 0
-    flt = _expired(now or time.time(), hashes)
-    count = backend.count(COLLECTION, flt)
-    if count:
-        backend.delete(COLLECTION, flt)
-    return count
+    found = backend.scroll(COLLECTION, _expired(now or time.time(), hashes), MOST_PRUNED)
+    still = [(record.payload or {})["content_hash"] for record in found]
+    return sum(delete_version(backend, data_dir, hash_) for hash_ in still)
 
 
 def states(backend: VectorBackend, collection: str) -> dict[str, int]:

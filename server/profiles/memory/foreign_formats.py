@@ -31,6 +31,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from scoperag.core.contracts.memory import MemoryPayload, parse_moment, rfc3339
 from scoperag.core.errors import ScoperagError
+from scoperag.core.progress import Progress
 from scoperag.pipelines.memories import make_memory, store_memories
 
 if TYPE_CHECKING:
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
     from scoperag.server.runtime import Runtime
     from scoperag.server.transfer.reports import ImportReport
 
-Progress = Callable[[int, int], None]
 Item = tuple[str, Callable[[], MemoryPayload]]  # where it is in the file, how to build it
 SERVICE, MEM0, GRAPH = "mcp-memory-service", "mem0", "mcp-server-memory"
 FORMATS = (SERVICE, MEM0, GRAPH)

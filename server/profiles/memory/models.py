@@ -23,6 +23,7 @@ from scoperag.retrievers.explain import HitExplanation, ResultExplanation
 from scoperag.server.mcp.ingest_calls import BELOW_ALLOWED
 from scoperag.server.mcp.tooling import params_model
 from scoperag.server.profiles.memory.toon_output import PageFigures
+from scoperag.server.results.shape import Scored
 
 Mode = Literal["hybrid", "tag", "faceted"]
 EXPIRES_AT = "RFC 3339 time with a zone (e.g. 2026-03-01T09:00:00Z); hidden from search after it."
@@ -48,12 +49,12 @@ class SearchOptions(StrictParams):
     page: int = Field(default=1, ge=1, le=1_000_000, description="Page number, from 1.")
     page_size: int = Field(default=10, ge=1, le=100, description="Memories per page (1-100).")
     min_similarity: float = Field(
-        default=0.6,
-        ge=0.0,
+        default=0.2,
+        ge=-1.0,
         le=1.0,
         description=(
-            "Ranked searches only: the lowest relevance a result may have, on the scale "
-            "(1 + cosine similarity) / 2 from 0 to 1 (0.5 = unrelated; 0.6 = cosine 0.2). "
+            "Ranked searches only: the lowest cosine similarity to the query a result may have, "
+            "-1 to 1 (0 = unrelated; -1 = no floor), the scale of each result's similarity. "
             "It bounds every result: keyword matches reorder results above it, never add any "
             "below it. The note says how many memories it hid and the best of them."
         ),
@@ -75,7 +76,9 @@ def search_params() -> type[SearchOptions]:
     return params_model("SearchParams", SearchOptions, memory.MEMORY_FILTERS)
 
 
-class MemoryRow(BaseModel):
+class StoredMemory(BaseModel):
+    """A memory as it is stored."""
+
     content: str
     tags: list[str]
     memory_type: str
@@ -87,16 +90,6 @@ class MemoryRow(BaseModel):
     superseded_by: str | None = Field(
         default=None, description="The version that replaced it (null: it is current)."
     )
-    score: float | None = Field(
-        default=None,
-        description="What ranked results are ordered by: meaning and keywords fused (ranked only).",
-    )
-    similarity: float | None = Field(
-        default=None,
-        description="Relevance, (1 + cosine similarity) / 2 in [0, 1], the scale of "
-        "min_similarity (ranked only).",
-    )
-    explain: HitExplanation = None
 
     @classmethod
     def of(cls, payload: dict[str, Any]) -> Self:
@@ -104,6 +97,12 @@ class MemoryRow(BaseModel):
         row = cls(**{key: payload[key] for key in cls.model_fields if key in payload})
         row.updated_at = row.updated_at or row.created_at
         return row
+
+
+class MemoryRow(StoredMemory, Scored):
+    """A memory found: a ranked search's hit carries its figures."""
+
+    explain: HitExplanation = None
 
 
 class SearchResult(PageFigures):
@@ -163,13 +162,17 @@ class MemoryHistoryParams(StrictParams):
     content_hash: Name = Field(description="Any version's hash, or a unique prefix of it.")
 
 
-class VersionRow(MemoryRow):
+class VersionRow(StoredMemory):
     supersedes: list[str] = Field(default_factory=list, description="The hashes it replaced.")
 
 
 class MemoryHistoryResult(BaseModel):
     content_hash: str = Field(description="The hash the history was asked for.")
-    versions: list[VersionRow] = Field(description="Every version, oldest first.")
+    versions: list[VersionRow] = Field(
+        description="Every version, oldest first (the newest 10,000 of a longer line)."
+    )
+    total: int | None = Field(default=None, description="Versions the line has in all.")
+    note: str | None = Field(default=None, description="How many versions are not shown.")
 
 
 class MergeMemoriesParams(StrictParams):
@@ -184,6 +187,11 @@ class MergeMemoriesParams(StrictParams):
 class DeleteMemoryParams(StrictParams):
     content_hash: Name = Field(
         description="The memory's sha256, as search or store_memory gave it."
+    )
+    whole_line: bool = Field(
+        default=False,
+        description="Delete every version of the memory's line, not only this one (by "
+        "default the version it replaced becomes current again).",
     )
 
 

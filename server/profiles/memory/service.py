@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from typing import TYPE_CHECKING, Any
 
 from fastmcp.tools import ToolResult
+from pydantic import ValidationError
 
 from scoperag.core.contracts import memory
 from scoperag.core.contracts.memory import (
@@ -17,6 +19,7 @@ from scoperag.core.contracts.memory import (
     START_DATE,
     TAGS,
     TIME_KEY,
+    current_memories,
     normalise_tags,
 )
 from scoperag.core.errors import InvalidParameterError
@@ -39,6 +42,8 @@ from scoperag.server.profiles.memory.models import (
     StoreMemoryResult,
 )
 from scoperag.server.profiles.memory.toon_output import PageFigures, toon_result
+from scoperag.server.results.hits import drop_names
+from scoperag.server.results.shape import Scored, engine_figures
 from scoperag.server.runtime import Runtime
 
 MAX_RANKED = 1000  # ranked results stop at this many (the most similar)
@@ -49,31 +54,36 @@ EMPTY_HINT = (
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
-def relevance(cosine: float) -> float:
-    """The peer's relevance scale: (1 + cosine) / 2, from 0 (opposite) to 1 (same meaning)."""
-    return (1.0 + cosine) / 2.0
-
-
-def cosine_floor(min_similarity: float) -> float:
-    """The cosine similarity at which relevance is `min_similarity`."""
-    return 2.0 * min_similarity - 1.0
-
-
 if TYPE_CHECKING:
     from qdrant_client.models import ScoredPoint
 
-_SCORES = {"score", "similarity", "explain"}  # not from the payload
+logger = logging.getLogger(__name__)
+_SCORES = {*Scored.model_fields, "explain"}  # not from the payload
 _ROW_KEYS = [key for key in MemoryRow.model_fields if key not in _SCORES]  # a row's payload
 
 
 def _row(payload: dict[str, Any], hit: ScoredPoint | None = None) -> MemoryRow:
-    """A memory as listed; a ranked hit adds its order score and its relevance."""
+    """A memory as listed; a ranked hit adds its figures (4 decimals: the rows are read)."""
     row = MemoryRow.of(payload)
-    if hit is not None:
-        similarity = round(relevance(hit.score), 4)
-        row.similarity = similarity
-        row.score = similarity if hit.order_value is None else round(hit.order_value, 4)
-    return row
+    return row if hit is None else row.model_copy(update=engine_figures(hit, digits=4))
+
+
+def _rows(found: list[Any], ranked: bool) -> tuple[list[MemoryRow], list[str]]:
+    """The rows of the points found (hits when `ranked`), leaving out, with a note and a
+    warning, a stored payload that does not fit a memory: one record never breaks a search."""
+    rows, unreadable = [], []
+    for point in found:
+        try:
+            rows.append(_row(point.payload or {}, point if ranked else None))
+        except ValidationError as exc:
+            unreadable.append(str(point.id))
+            logger.warning("memory point %s is not readable, left out: %s", point.id, exc)
+    if not unreadable:
+        return rows, []
+    return rows, [
+        f"{len(unreadable)} stored memories could not be read and were left out (points "
+        f"{', '.join(unreadable[:5])}); `scoperag check` lists them"
+    ]
 
 
 def _floor_note(page: RankedPage, min_similarity: float) -> str | None:
@@ -81,7 +91,7 @@ def _floor_note(page: RankedPage, min_similarity: float) -> str | None:
         return None
     return (
         f"min_similarity {min_similarity} hid {page.hidden} more matching memories (best "
-        f"relevance {relevance(page.best_hidden):.3f}); lower it to see them"
+        f"similarity {page.best_hidden:.3f}); lower it to see them"
     )
 
 
@@ -115,8 +125,35 @@ class MemoryService:
             runtime.backend, runtime.embedder, [memory], data_dir=runtime.settings.data_dir
         )
         stored = bool(report.stored)
-        message = "Stored." if stored else "Already stored (same content): nothing changed."
+        message = "Stored." if stored else self._already_stored(memory.content_hash)
         return StoreMemoryResult(content_hash=memory.content_hash, stored=stored, message=message)
+
+    def _already_stored(self, hash_: str) -> str:
+        """What a store of text stored already says: "Already stored" only of a memory search
+        finds; else why search hides it and how to make it current."""
+        from scoperag.server.data_admin import HASH_SHOWN
+
+        backend = self.runtime.backend
+        shown = current_memories(time.time(), include_superseded=False, include_expired=False)
+        if backend.count(COLLECTION, build_filter([CONTENT_HASH], {"content_hash": hash_}, shown)):
+            return "Already stored (same content): nothing changed."
+        [record] = backend.scroll(
+            COLLECTION, build_filter([CONTENT_HASH], {"content_hash": hash_}), 1
+        )
+        payload = record.payload or {}
+        if payload.get("superseded_by"):
+            why = (
+                f"it is version {payload.get('version', 1)} of a memory, replaced by "
+                f"{payload['superseded_by'][:HASH_SHOWN]}"
+            )
+            fix = (
+                f"to make this text current again, update the current version "
+                f"(memory_history {hash_[:HASH_SHOWN]} shows it) with this content"
+            )
+        else:
+            why = f"it expired at {payload.get('expires_at')}"
+            fix = "update it with a later expires_at to show it again"
+        return f"This text is stored, but search hides it: {why}. Nothing changed; {fix}."
 
     def delete(self, params: DeleteMemoryParams) -> DeleteMemoryResult:
         hash_ = params.content_hash.strip().lower()
@@ -124,20 +161,23 @@ class MemoryService:
             raise InvalidParameterError(
                 "content_hash", params.content_hash, "the 64-character hex sha256 of a memory"
             )
-        deleted = self._delete(hash_)
-        message = "Deleted." if deleted else "No memory has this content_hash; nothing deleted."
-        return DeleteMemoryResult(content_hash=hash_, deleted=deleted, message=message)
+        deleted = self._delete(hash_, params.whole_line)
+        message = (
+            f"Deleted {deleted} version{'s' if deleted > 1 else ''}."
+            if deleted
+            else "No memory has this content_hash; nothing deleted."
+        )
+        return DeleteMemoryResult(content_hash=hash_, deleted=bool(deleted), message=message)
 
-    def _delete(self, hash_: str) -> bool:
-        """Delete the memory with this content hash (no pipeline loaded); False if none."""
+    def _delete(self, hash_: str, whole_line: bool) -> int:
+        """Delete the memory with this content hash (its line, if asked; no pipeline loaded),
+        the version it replaced current again; how many versions went."""
+        from scoperag.server.profiles.memory.versions import delete_version
+
         backend = self.runtime.backend
         if not backend.collection_exists(COLLECTION):
-            return False
-        flt = build_filter([CONTENT_HASH], {"content_hash": hash_})
-        if flt is None or backend.count(COLLECTION, flt) == 0:
-            return False
-        backend.delete(COLLECTION, flt)
-        return True
+            return 0
+        return delete_version(backend, self.runtime.settings.data_dir, hash_, whole_line)
 
     def search(self, params: SearchOptions) -> ToolResult:
         return toon_result(self.run_search(params))
@@ -174,7 +214,8 @@ class MemoryService:
             elif self.runtime.backend.collection_exists(COLLECTION):
                 end = values.get(END_DATE.name)
                 before = None if end is None else day_end(end)
-                total, rows = self._newest(flt, before, offset, params.page_size)
+                total, rows, more = self._newest(flt, before, offset, params.page_size)
+                notes += more
             else:
                 notes.append(EMPTY_HINT)
             if ranked and total == MAX_RANKED:
@@ -190,25 +231,30 @@ class MemoryService:
             memories=rows,
         )
         if params.explain and search is not None and search.last is not None:
+            names = drop_names("search", self.runtime.backend, COLLECTION)
             flt, offset, boost = search.qdrant_filter, search.offset, search.date_boost
-            return explained(result, rows, search.last, flt, offset, boost)
+            shown = {row.content_hash for row in rows}  # less any point that could not be read
+            hits = [h for h in search.last.hits if (h.payload or {}).get("content_hash") in shown]
+            found = search.last.model_copy(update={"hits": hits})
+            return explained(result, rows, found, flt, offset, boost, names)
         return result
 
     def _ranked(
         self, search: HybridSearch, query: str, min_similarity: float
     ) -> tuple[int, list[MemoryRow], list[str]]:
         """A page ranked by meaning and keywords above the floor, and notes on what it hid."""
-        page = ranked_page(search, TextQuery(query), cosine_floor(min_similarity), MAX_RANKED)
+        page = ranked_page(search, TextQuery(query), min_similarity, MAX_RANKED)
         if not page.exists:
             return 0, [], [EMPTY_HINT]
         notes = [note for note in (_floor_note(page, min_similarity), search.keyword_hint())]
-        rows = [_row(hit.payload or {}, hit) for hit in page.hits]
-        return page.total, rows, [note for note in notes if note]
+        rows, unreadable = _rows(page.hits, ranked=True)
+        return page.total, rows, [note for note in notes if note] + unreadable
 
     def _newest(
         self, flt: Any, before: float | None, offset: int, size: int
-    ) -> tuple[int, list[MemoryRow]]:
-        """A page newest first; `before` (the date window's end) is where the order starts."""
+    ) -> tuple[int, list[MemoryRow], list[str]]:
+        """A page newest first; `before` (the date window's end) is where the order starts;
+        notes on what could not be read."""
         backend = self.runtime.backend
         if not self._keys_checked:  # memories an older version stored without an order key
             backfill_order(backend, self.runtime.settings.data_dir)
@@ -217,7 +263,8 @@ class MemoryService:
         browse = BrowseSearch(backend, COLLECTION, ORDER_KEY, flt, offset, size, start)
         total = browse.total()
         records = browse.records() if offset < total else []
-        return total, [_row(record.payload or {}) for record in records]
+        rows, unreadable = _rows(records, ranked=False)
+        return total, rows, unreadable
 
 
 def _effective_mode(

@@ -97,8 +97,8 @@ def build(runtime: Runtime) -> LocalProvider:
             "search",
             "Find memories by meaning and/or facets: tags (any, or all with match_all), "
             "start_date/end_date (YYYY-MM-DD, whole days, UTC), memory_type. With a query the "
-            "results are ranked by meaning and keywords (score), each with a similarity "
-            "(1 + cosine) / 2 of at least min_similarity; without one, newest first. Paged: the "
+            "results are ranked by meaning and keywords (score), each with a cosine similarity "
+            "of at least min_similarity; without one, newest first. Paged: the "
             "TOON header gives page, total, total_pages and has_more. Superseded versions and "
             "expired memories are left out unless include_superseded / include_expired.",
             search_params(),

@@ -16,8 +16,10 @@ order-key lock): of two writers replacing the same version, one wins and the oth
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
 from qdrant_client import models
 
 from scoperag.core.contracts.memory import (
@@ -49,7 +51,12 @@ from scoperag.server.profiles.memory.models import (
 )
 from scoperag.server.runtime import Runtime
 
-MOST_VERSIONS = 10_000  # versions read of one line
+if TYPE_CHECKING:
+    from scoperag.core.engine.backend import VectorBackend
+
+MOST_VERSIONS = 10_000  # versions a history shows (the newest; it says how many are not)
+PAGE = 1_000  # versions read at a time
+LINES_FOLLOWED = 100  # merges followed from a version to the line that holds its successor
 CHANGED = ("content", "tags", "memory_type", "metadata", "expires_at")
 
 
@@ -107,27 +114,46 @@ class MemoryVersions:
                 raise self._conflict(payload)
         return payloads
 
-    def _conflict(self, payload: dict[str, Any]) -> ConflictError:
-        """The error for a write based on `payload` that is not current: its current version."""
-        hash_, newest = payload["content_hash"], payload
-        for _ in range(MOST_VERSIONS):  # along superseded_by to the current version
-            later = newest.get("superseded_by")
-            found = self._by_hash(later) if later else None
-            if found is None:
+    def _conflict(self, payload: dict[str, Any], raced: bool = False) -> ConflictError:
+        """The error for a write based on `payload` that is not current, naming what replaced
+        it and the line's current version; `raced`: it was current when the write began."""
+        hash_ = payload["content_hash"]
+        current = self._current_of_line(_lineage(payload))
+        later = payload
+        for _ in range(LINES_FOLLOWED):  # a merge carries a version into another line
+            later = self._by_hash(later.get("superseded_by") or "") or {}
+            if current or not later:
                 break
-            newest = found
-        current = newest["content_hash"]
-        if newest.get("superseded_by"):
-            return ConflictError(
-                f"Memory {hash_[:HASH_SHOWN]} was replaced by {newest['superseded_by']}, which "
-                "is no longer stored: nothing was written."
+            current = self._current_of_line(_lineage(later))
+        if raced:
+            happened = "another writer replaced it while this write was being made"
+        else:
+            happened = f"it is version {payload.get('version', 1)}, replaced by " + (
+                f"{payload['superseded_by'][:HASH_SHOWN]}"
             )
+        if not current:
+            return ConflictError(
+                f"Memory {hash_[:HASH_SHOWN]} is not current ({happened}), and no version of "
+                "its line is current now: nothing was written."
+            )
+        names = ", ".join(f"{p.get('version', 1)} ({p['content_hash']})" for p in current)
+        newest = current[0]["content_hash"]
+        which = "version is" if len(current) == 1 else "versions are"
         return ConflictError(
-            f"Memory {hash_[:HASH_SHOWN]} is no longer current: another writer replaced it. "
-            f"Its current version is {newest.get('version', 1)} ({current}); nothing was "
-            f"written. Read it (memory_history {current[:HASH_SHOWN]}) and apply the change "
-            "to that version."
+            f"Memory {hash_[:HASH_SHOWN]} is not current: {happened}. Its current {which} "
+            f"{names}; nothing was written. Read it (memory_history "
+            f"{newest[:HASH_SHOWN]}) and apply the change to that version."
         )
+
+    def _current_of_line(self, lineage: str) -> list[dict[str, Any]]:
+        """The current versions of a line (one, or none after every version was deleted),
+        newest first."""
+        unreplaced = current_memories(0.0, include_superseded=False, include_expired=True)
+        line = models.Filter(
+            should=[_where(LINEAGE, lineage), _where(CONTENT_HASH, lineage)], must=unreplaced
+        )
+        found = self.runtime.backend.scroll(COLLECTION, line, limit=MOST_VERSIONS)
+        return sorted((r.payload or {} for r in found), key=_written, reverse=True)
 
     def write(
         self, memory: MemoryPayload, replaced: list[dict[str, Any]], base: dict[str, Any]
@@ -160,7 +186,8 @@ class MemoryVersions:
                 backend.write_if(COLLECTION, guard, len(replaced), [point], marks)
             except ConflictError:
                 if not self._landed(memory):  # else: a retry after the owner left, already made
-                    raise self._conflict(self.stored(self._lost(replaced))) from None
+                    lost = self.stored(self._lost(replaced))
+                    raise self._conflict(lost, raced=True) from None
         return VersionResult(
             content_hash=memory.content_hash,
             version=version,
@@ -231,18 +258,76 @@ class MemoryVersions:
         return self.write(memory, members, min(members, key=_created))
 
     def history(self, params: MemoryHistoryParams) -> MemoryHistoryResult:
-        """Every version of the line of the memory named, oldest first."""
+        """The versions of the line of the memory named, oldest first: every one, read in
+        pages, or the newest `MOST_VERSIONS` with a note saying how many are not shown."""
         payload = self.stored(params.content_hash)
         lineage = _lineage(payload)
         line = models.Filter(should=[_where(LINEAGE, lineage), _where(CONTENT_HASH, lineage)])
-        records = self.runtime.backend.scroll(COLLECTION, line, limit=MOST_VERSIONS)
-        payloads = [record.payload or {} for record in records]
-        payloads.sort(key=lambda p: (p.get("version", 1), _written(p)))
+        payloads: list[dict[str, Any]] = []
+        while page := self.runtime.backend.scroll(COLLECTION, line, PAGE, len(payloads)):
+            payloads += [record.payload or {} for record in page]
+            if len(page) < PAGE:
+                break
+        rows, unreadable = [], 0
+        for stored in payloads:
+            try:  # one unreadable version never breaks a history
+                rows.append((stored.get("version", 1), _written(stored), VersionRow.of(stored)))
+            except (ValidationError, ValueError, KeyError, TypeError):
+                unreadable += 1
+        rows.sort(key=lambda row: row[:2])
+        shown = rows[-MOST_VERSIONS:]
+        notes = []
+        if len(shown) < len(rows):
+            notes.append(
+                f"the line has {len(rows)} versions: the newest {len(shown)} are shown, "
+                f"the oldest {len(rows) - len(shown)} are not"
+            )
+        if unreadable:
+            notes.append(f"{unreadable} versions could not be read; `scoperag check` lists them")
         return MemoryHistoryResult(
             content_hash=payload["content_hash"],
-            versions=[VersionRow.of(p) for p in payloads],
+            versions=[row for *_, row in shown],
+            total=len(payloads),
+            note="; ".join(notes) or None,
         )
 
 
 def _created(payload: dict[str, Any]) -> tuple[float, int]:
     return payload["created_at_ts"], payload.get("created_order", 0)
+
+
+def delete_version(
+    backend: VectorBackend, data_dir: Path, hash_: str, whole_line: bool = False
+) -> int:
+    """Delete the version `hash_` (or, `whole_line`, every version of its line); how many
+    points went. The versions it replaced take its place (current again if it was current,
+    else replaced by what replaced it), in one compare-and-set: none is left pointing at a
+    version that is gone."""
+    found = backend.scroll(COLLECTION, _where(CONTENT_HASH, hash_), limit=1)
+    if not found:
+        return 0
+    payload = found[0].payload or {}
+    if whole_line:
+        lineage = _lineage(payload)
+        line = models.Filter(should=[_where(LINEAGE, lineage), _where(CONTENT_HASH, lineage)])
+        count = backend.count(COLLECTION, line)
+        backend.delete(COLLECTION, line)
+        return count
+    successor = payload.get("superseded_by") or None
+    replaced = backend.scroll(COLLECTION, _where(SUPERSEDED_BY, hash_), limit=MOST_VERSIONS)
+    unreplaced = current_memories(0.0, include_superseded=False, include_expired=True)
+    values = {CONTENT_HASH.name: hash_, SUPERSEDED_BY.name: successor}
+    as_read = build_filter([CONTENT_HASH, SUPERSEDED_BY], values, () if successor else unreplaced)
+    assert as_read is not None  # a hash is given
+    guard = models.Filter(should=[as_read, _where(SUPERSEDED_BY, hash_)])
+    marks = {record.id: {"superseded_by": successor} for record in replaced}
+    gone = _where(CONTENT_HASH, hash_)
+    with writers_take_turns(data_dir):
+        try:
+            backend.write_if(COLLECTION, guard, 1 + len(replaced), [], marks, gone)
+        except ConflictError:
+            raise ConflictError(
+                f"Memory {hash_[:HASH_SHOWN]} changed while it was being deleted (a new "
+                "version of its line was written): nothing was deleted. Try again."
+            ) from None
+    return 1

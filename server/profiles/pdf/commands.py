@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from scoperag.server.cli.support import load_settings, print_report, progress_bar, run_friendly
+from scoperag.server.cli.support import chunk_options, load_settings, print_report, progress_bar
 
 
 def register(cli: click.Group, ingest: click.Group) -> None:
@@ -26,7 +26,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
         calls over MCP (never touches your data dir)."""
         from scoperag.server.profiles.pdf.demo import run_demo
 
-        run_friendly(lambda: run_demo(load_settings(), query, data_dir))
+        run_demo(load_settings(), query, data_dir)
 
     @ingest.command("pdf")
     @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
@@ -34,17 +34,25 @@ def register(cli: click.Group, ingest: click.Group) -> None:
     @click.option(
         "--collection", default=None, help="Collection (default SCOPERAG_PDF_COLLECTION)."
     )
+    @chunk_options
     @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
     def ingest_pdf(
-        paths: tuple[Path, ...], document_id: str | None, collection: str | None, as_json: bool
+        paths: tuple[Path, ...],
+        document_id: str | None,
+        collection: str | None,
+        chunk_size: int | None,
+        chunk_overlap: int | None,
+        as_json: bool,
     ) -> None:
-        """Ingest PDF files (or directories of PDFs); re-ingesting a file replaces its pages."""
+        """Ingest PDF files (or directories of PDFs); re-ingesting a file replaces its pages.
+        The chunking given is recorded with the collection and kept until changed."""
         from scoperag.server.profiles.pdf.service import ingest_paths
         from scoperag.server.runtime import Runtime
 
         runtime = Runtime(load_settings(pdf_collection=collection))
         bar = progress_bar("pdf", unit="page")  # pages of every file, done as chunks embed
-        result = run_friendly(lambda: ingest_paths(runtime, list(paths), document_id, bar))
+        chunking = {"chunk_size": chunk_size, "chunk_overlap": chunk_overlap}
+        result = ingest_paths(runtime, list(paths), document_id, bar, chunking)
         runtime.close()
         print_report(result, as_json)
         if result.skipped and not result.ingested:

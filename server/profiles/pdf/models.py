@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from scoperag.core.config.chunking import ChunkOverlap, ChunkSize
 from scoperag.core.filters.params import (
     Explain,
     FilePaths,
@@ -18,6 +19,7 @@ from scoperag.core.filters.params import (
 )
 from scoperag.retrievers.explain import HitExplanation, ResultExplanation
 from scoperag.server.mcp.ingest_reports import FILES_DESCRIPTION
+from scoperag.server.results.shape import Scored
 
 
 class FindParams(StrictParams):
@@ -26,13 +28,8 @@ class FindParams(StrictParams):
     explain: Explain = False
 
 
-class PageHit(BaseModel):
+class PageHit(Scored):
     text: str
-    score: float = Field(
-        description="What the hits are ordered by: meaning and keywords fused (or, for a "
-        "collection without keyword vectors, the cosine similarity)."
-    )
-    similarity: float = Field(description="Cosine similarity of the page text to the query.")
     document_id: str | None = None
     physical_page_index: int | None = None
     page_label: str | None = None
@@ -92,6 +89,9 @@ class IngestResult(BaseModel):
     files: list[dict[str, Any]] = Field(description=FILES_DESCRIPTION)
     ingested: int
     skipped: int
+    chunking: dict[str, Any] | None = Field(
+        default=None, description="The chunking used, recorded with the collection."
+    )
 
 
 class IngestPdfParams(StrictParams):
@@ -101,3 +101,5 @@ class IngestPdfParams(StrictParams):
     document_id: Name | None = Field(
         default=None, description="Id for a single PDF; default: the file name without extension."
     )
+    chunk_size: ChunkSize = None
+    chunk_overlap: ChunkOverlap = None

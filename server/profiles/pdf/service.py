@@ -9,8 +9,7 @@ from pydantic import BaseModel
 from qdrant_client import models
 
 from scoperag.core.config.paths import expand_files, files_to_ingest
-from scoperag.core.contracts.pdf import pdf_indexes
-from scoperag.core.engine.backend import order_score
+from scoperag.core.contracts.pdf import CHUNK_INDEX, pdf_indexes
 from scoperag.core.engine.generations import GENERATION_KEY
 from scoperag.core.engine.node_payload import stored_text_and_metadata
 from scoperag.core.filters.fields import FilterableField, build_filter, empty_selection
@@ -29,6 +28,8 @@ from scoperag.server.profiles.pdf.models import (
     StoreParams,
     StoreResult,
 )
+from scoperag.server.results.hits import drop_names
+from scoperag.server.results.shape import engine_figures
 from scoperag.server.runtime import Runtime
 
 if TYPE_CHECKING:
@@ -48,9 +49,8 @@ def _hit(point: models.ScoredPoint) -> PageHit:
     extra = {k: v for k, v in metadata.items() if k not in _HIT_KEYS | _INTERNAL_KEYS}
     return PageHit(
         text=text,
-        score=order_score(point),
-        similarity=point.score,
         metadata=extra,
+        **engine_figures(point),
         **{k: metadata.get(k) for k in _HIT_KEYS},
     )
 
@@ -84,7 +84,10 @@ class PdfService:
         notes.append(search.keyword_hint())
         message = " ".join(note for note in notes if note) or None
         result = FindResult(hits=hits, message=message)
-        return explained(result, result.hits, found, flt) if values["explain"] else result
+        if not values["explain"]:
+            return result
+        names = drop_names("qdrant-find", self.runtime.backend, self.collection)
+        return explained(result, result.hits, found, flt, names=names)
 
     def _unknown(self, values: dict[str, Any]) -> list[str]:
         """Notes on a document_id no page has (asked only when nothing matched)."""
@@ -109,9 +112,7 @@ class PdfService:
         backend = self.runtime.backend
         if not backend.collection_exists(self.collection):
             return DocumentList(documents=[], message=EMPTY_HINT)
-        first_chunks = models.Filter(
-            must=[models.FieldCondition(key="chunk_index", match=models.MatchValue(value=0))]
-        )
+        first_chunks = build_filter([CHUNK_INDEX], {CHUNK_INDEX.name: 0})
         total = backend.count(self.collection, first_chunks)
         pages: dict[str, list[dict[str, Any]]] = {}
         for record in backend.scroll(self.collection, first_chunks, limit=max(total, 1)):
@@ -133,25 +134,45 @@ class PdfService:
             )
         return DocumentList(documents=documents, message=None if documents else EMPTY_HINT)
 
-    def ingest(self, raw_paths: list[str], document_id: str | None, progress: Any) -> IngestResult:
+    def ingest(
+        self,
+        raw_paths: list[str],
+        document_id: str | None,
+        progress: Any,
+        chunking: dict[str, int | None] | None = None,
+    ) -> IngestResult:
         """MCP entry: only regular files below SCOPERAG_ALLOWED_DIRS, within the call's limits."""
         runtime = self.runtime
         settings = runtime.settings
         files = files_to_ingest(raw_paths, settings.allowed_dirs, ".pdf", settings.ingest_max_files)
-        return _ingest(runtime, files, self.collection, document_id, progress)
+        return _ingest(runtime, files, self.collection, document_id, progress, chunking)
 
 
 def _ingest(
-    runtime: Runtime, files: list[Path], collection: str, document_id: str | None, progress: Any
+    runtime: Runtime,
+    files: list[Path],
+    collection: str,
+    document_id: str | None,
+    progress: Any,
+    chunking: dict[str, int | None] | None = None,
+    transformations: list[Any] | None = None,
 ) -> IngestResult:
+    """Ingest with the chunking given, else the collection's, else the default (recorded)."""
     # imported here: pypdf is a quarter of a second of start-up that no search needs
+    from scoperag.core.config.chunking import TextChunking, record, recorded, resolve
     from scoperag.pipelines.pdf import ingest_pdfs
 
+    backend = runtime.backend
+    used = resolve(TextChunking, recorded(backend, collection), chunking or {}, transformations)
     indexes = pdf_indexes(runtime.settings)
+    embedder = runtime.embedder
     reports = ingest_pdfs(
-        files, runtime.backend, runtime.embedder, collection, document_id, progress, indexes
+        files, backend, embedder, collection, document_id, progress, indexes, used, transformations
     )
-    return _ingest_result(reports)
+    record(backend, collection, used)
+    result = _ingest_result(reports)
+    result.chunking = used.parameters()
+    return result
 
 
 def _ingest_result(reports: list[FileReport]) -> IngestResult:
@@ -160,8 +181,15 @@ def _ingest_result(reports: list[FileReport]) -> IngestResult:
 
 
 def ingest_paths(
-    runtime: Runtime, paths: list[Path], document_id: str | None, progress: Any
+    runtime: Runtime,
+    paths: list[Path],
+    document_id: str | None,
+    progress: Any,
+    chunking: dict[str, int | None] | None = None,
+    transformations: list[Any] | None = None,
 ) -> IngestResult:
-    """CLI entry: ingest local files (no allowed-dirs check: the user runs it themselves)."""
+    """CLI and Python entry: ingest local files (no allowed-dirs check: the user runs it
+    themselves); `chunking` values (None: kept), or LlamaIndex `transformations` instead."""
     files = expand_files(paths, ".pdf")
-    return _ingest(runtime, files, runtime.settings.pdf_collection, document_id, progress)
+    collection = runtime.settings.pdf_collection
+    return _ingest(runtime, files, collection, document_id, progress, chunking, transformations)

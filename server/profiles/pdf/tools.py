@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from fastmcp.server.providers import LocalProvider
 
+from scoperag.core.config.chunking import chunking_of
 from scoperag.core.contracts.pdf import PDF_FIELDS, user_fields
 from scoperag.server.data_admin import DeleteReport
 from scoperag.server.mcp.service_locator import deferred_service
@@ -91,7 +92,9 @@ def build(runtime: Runtime) -> LocalProvider:
             "qdrant-ingest-pdf",
             "Ingest PDFs (one or more chunks per page); re-ingesting a file replaces its pages.",
             IngestPdfParams,
-            lambda params, progress: service().ingest(params.paths, params.document_id, progress),
+            lambda params, progress: service().ingest(
+                params.paths, params.document_id, progress, chunking_of(params)
+            ),
             IngestResult,
             annotations=DESTRUCTIVE,
             settings=runtime.settings,

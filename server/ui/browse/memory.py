@@ -18,9 +18,15 @@ from scoperag.server.ui.upkeep import upkeep_tools
 
 TEMPLATE = "browse_memory.html"
 PAGE_SIZE = 20
-# the declared filters the page offers (and `match_all`, how tags combine)
-FILTERS = (contract.TAGS_ANY.name, "match_all", contract.MEMORY_TYPE.name)
-DATES = (contract.START_DATE.name, contract.END_DATE.name)
+# the profile's declared filters that narrow (tags and how they combine, dates, type), not the
+# flags that include replaced or expired versions: the page lists current memories
+FILTERS = tuple(
+    name
+    for field in contract.MEMORY_FILTERS
+    if not field.hides
+    for name in (field.name, field.all_flag)
+    if name
+)
 MONTHS_SHOWN = 60  # a longer span is drawn a bar a year
 CHOICES = 200  # tags and types offered in the filters at most (the most used)
 
@@ -79,9 +85,33 @@ def timeline(ctx: UiContext, collection: str, now: float) -> list[dict[str, Any]
     return bars
 
 
-def _choices(ctx: UiContext, collection: str, key: str, now: float) -> list[tuple[Any, int]]:
-    counts = ctx.runtime.backend.facet(collection, key, _current(now), CHOICES)
+def _choices(ctx: UiContext, collection: str, field: Any, now: float) -> list[tuple[Any, int]]:
+    """The stored values of a keyword filter, most used first, with their counts."""
+    counts = ctx.runtime.backend.facet(collection, field.payload_key, _current(now), CHOICES)
     return sorted(counts.items(), key=lambda item: (-item[1], str(item[0])))
+
+
+def filter_inputs(ctx: UiContext, collection: str, now: float) -> list[dict[str, Any]]:
+    """The filter form's inputs, one per declared filter that narrows: a day for a date, a
+    list (with its flag for "every, not any") for tags, a choice among the stored values
+    (with their counts) for any other keyword."""
+    from scoperag.core.filters.fields import Condition, FieldType
+
+    inputs: list[dict[str, Any]] = []
+    for field in contract.MEMORY_FILTERS:
+        if field.hides:
+            continue
+        label = field.name.replace("_", " ").capitalize()
+        if field.field_type == FieldType.DAY:
+            kind, known = "day", []
+        else:
+            many = field.condition in (Condition.ANY, Condition.ALL)
+            kind, known = ("list" if many else "choice"), _choices(ctx, collection, field, now)
+        inputs.append({"name": field.name, "label": label, "kind": kind, "choices": known})
+        if field.all_flag:
+            flag = field.all_flag_description.split(";")[0].removeprefix("True:").strip()
+            inputs.append({"name": field.all_flag, "label": flag, "kind": "flag", "choices": []})
+    return inputs
 
 
 def page(
@@ -90,7 +120,7 @@ def page(
     """One page of memory cards for the page's query, its filters and the timeline."""
     tool = profile.methods["search"]
     schema = ctx.tools[tool].parameters
-    given = {name: query[name] for name in ("query", *FILTERS, *DATES) if query.get(name)}
+    given = {name: query[name] for name in ("query", *FILTERS) if query.get(name)}
     arguments = form_arguments(schema, given) | {"page": page_number(query), "page_size": PAGE_SIZE}
     if set(given) - {"query"}:  # every filter given applies, with a query or without
         arguments["mode"] = "faceted"
@@ -100,8 +130,7 @@ def page(
         "result": result,
         "cards": result["memories"],
         "given": given,
-        "tags": _choices(ctx, collection, "tags", now),
-        "types": _choices(ctx, collection, "memory_type", now),
+        "inputs": filter_inputs(ctx, collection, now),
         "timeline": timeline(ctx, collection, now),
         "upkeep": upkeep_tools(ctx, profile),
     }

@@ -1,5 +1,5 @@
-"""PDF documents as a reader sees them: the documents, then one document's pages in order
-(each under its printed label), a page's chunks in order."""
+"""PDF documents as a reader sees them: the documents (counted by the engine's facet), then
+one document's pages in order (each under its printed label), a page's chunks in order."""
 
 from __future__ import annotations
 
@@ -15,21 +15,46 @@ from scoperag.server.ui.context import UiContext
 TEMPLATE = "browse_pdf.html"
 PAGES_SHOWN = 5  # PDF pages a browse page shows
 MAX_CHUNKS = 2000  # chunks read for them at most
+DOCUMENTS_SHOWN = 25  # documents a page lists
+MAX_DOCUMENTS = 100_000  # documents counted at most
+
+
+def _document(ctx: UiContext, collection: str, document: str) -> dict[str, Any]:
+    """A document's id, title and page count, read from one of its points."""
+    backend = ctx.runtime.backend
+    flt = match(backend, collection, {DOCUMENT_ID.payload_key: document})
+    found = backend.scroll(collection, flt, 1)
+    payload = found[0].payload or {} if found else {}
+    return {
+        "document_id": document,
+        "title": payload.get("title") or document,
+        "page_count": payload.get("page_count", 0),
+    }
 
 
 def page(
     ctx: UiContext, profile: Profile, collection: str, query: Mapping[str, str]
 ) -> dict[str, Any]:
-    """The documents (qdrant-list-documents' answer) or, with `document`, a few of its pages."""
+    """The documents, a page of them at a time, or with `document` a few of its pages."""
     from qdrant_client import models
 
     backend = ctx.runtime.backend
-    documents = ctx.call(profile.methods["documents"], {})["documents"]
     document = query.get("document")
-    if not document:
-        return {"documents": documents, "document": None}
-    chosen = next((d for d in documents if d["document_id"] == document), None)
     shown = page_number(query)
+    if not document:
+        counts = backend.facet(collection, DOCUMENT_ID.payload_key, None, MAX_DOCUMENTS)
+        names = sorted(counts)
+        listed = names[(shown - 1) * DOCUMENTS_SHOWN : shown * DOCUMENTS_SHOWN]
+        return {
+            "documents": [
+                {**_document(ctx, collection, name), "chunks": counts[name]} for name in listed
+            ],
+            "total": len(names),
+            "document": None,
+            "page": shown,
+            "total_pages": max(1, -(-len(names) // DOCUMENTS_SHOWN)),
+        }
+    chosen = _document(ctx, collection, document)
     first = (shown - 1) * PAGES_SHOWN
     span = models.FieldCondition(
         key=PHYSICAL_PAGE_INDEX.payload_key,
@@ -44,16 +69,11 @@ def page(
         for index, group in groupby(payloads, key=lambda p: p.get("physical_page_index"))
         for chunks in [[{**p, "text": point_text(p)} for p in group]]
     ]
-    count = (
-        chosen["page_count"]
-        if chosen
-        else (pages[0]["chunks"][0].get("page_count", 1) if pages else 1)
-    )
+    count = max(1, chosen["page_count"])
     return {
-        "documents": documents,
-        "document": chosen or {"document_id": document, "title": document},
+        "document": chosen,
         "pages": pages,
         "page": shown,
-        "total_pages": max(1, -(-count // PAGES_SHOWN)),
+        "total_pages": -(-count // PAGES_SHOWN),
         "page_count": count,
     }

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from scoperag.server.cli.support import load_settings, run_friendly
+from scoperag.server.cli.support import load_settings
 
 
 def register(cli: click.Group, ingest: click.Group) -> None:
@@ -21,7 +21,7 @@ def register(cli: click.Group, ingest: click.Group) -> None:
 
         runtime = Runtime(load_settings())
         try:
-            written = run_friendly(lambda: ingest_notes(path, runtime.backend, runtime.embedder))
+            written = ingest_notes(path, runtime.backend, runtime.embedder)
         finally:
             runtime.close()
         click.echo(f"{written} notes ingested")
