@@ -46,7 +46,10 @@ def _scoperag() -> str:
 
 
 def _env(data_dir: str) -> dict[str, str]:
-    return {**os.environ, "SCOPERAG_DATA_DIR": data_dir, "FASTMCP_CHECK_FOR_UPDATES": "off"}
+    """A `scoperag serve` in process (its own start-up; `evals/daemon_doors.py` times the
+    resident engine's doors)."""
+    env = {**os.environ, "SCOPERAG_DATA_DIR": data_dir, "FASTMCP_CHECK_FOR_UPDATES": "off"}
+    return {**env, "SCOPERAG_IN_PROCESS": "1"}
 
 
 async def prepare(data_dir: str) -> None:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextvars
 import logging
+import queue
+import threading
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -163,27 +167,58 @@ def page_chunks(
     chunking: TextChunking | None = None,
     transformations: Sequence[TransformComponent] | None = None,
 ) -> Sequence[BaseNode]:
-    """Split pages into chunks (each with its page's metadata and a chunk_index) and embed,
-    telling `progress` (chunks embedded, chunks); a cancelled or late ingestion stops between
-    pages and between embedding batches. `transformations` replace the splitter."""
+    """Split pages into chunks (each with its page's metadata and a chunk_index) and embed them,
+    pipelined: pages are split in a worker thread while the chunks of the pages before are
+    embedded (the encoder releases the interpreter lock). `progress` is told (pages embedded,
+    pages with text, the chunks embedded); a cancelled or late ingestion stops between
+    batches. `transformations` replace the splitter."""
     chunking = chunking or TextChunking()
-    splitter = SentenceSplitter(
-        chunk_size=chunking.chunk_size, chunk_overlap=chunking.chunk_overlap, id_func=_chunk_id
-    )
-    pipeline = IngestionPipeline(transformations=list(transformations or [splitter]))
+    pages = page_documents(pdf)
+    split: queue.Queue[list[BaseNode] | BaseException | None] = queue.Queue()
+    stop = threading.Event()
+
+    def produce() -> None:
+        splitter = SentenceSplitter(
+            chunk_size=chunking.chunk_size, chunk_overlap=chunking.chunk_overlap, id_func=_chunk_id
+        )
+        pipeline = IngestionPipeline(transformations=list(transformations or [splitter]))
+        source = RelatedNodeInfo(node_id=pdf.document_id)
+        try:
+            for page in pages:
+                if stop.is_set():
+                    return
+                chunks = pipeline.run(documents=[page])
+                for index, node in enumerate(chunks):
+                    # LlamaIndex's Qdrant store writes a node's source id into `document_id`
+                    node.relationships[NodeRelationship.SOURCE] = source
+                    node.metadata["chunk_index"] = index
+                split.put(chunks)
+        except BaseException as exc:  # noqa: BLE001 - raised again by the embedding side
+            split.put(exc)
+        split.put(None)
+
+    threading.Thread(target=produce, name="scoperag-pdf-split", daemon=True).start()
+    embed = EmbedNodes(embedder=embedder)
     nodes: list[BaseNode] = []
-    for page in page_documents(pdf):
-        checkpoint()
-        nodes += pipeline.run(documents=[page])
-    per_page: dict[int, int] = {}
-    source = RelatedNodeInfo(node_id=pdf.document_id)
-    for node in nodes:
-        # LlamaIndex's Qdrant store writes a node's source id into `document_id`: make it ours.
-        node.relationships[NodeRelationship.SOURCE] = source
-        page = node.metadata["physical_page_index"]
-        node.metadata["chunk_index"] = per_page.get(page, 0)
-        per_page[page] = node.metadata["chunk_index"] + 1
-    return EmbedNodes(embedder=embedder, progress=progress)(nodes)
+    waiting: list[BaseNode] = []
+    pages_done = pages_waiting = 0
+    try:
+        while True:
+            item = split.get()
+            if isinstance(item, BaseException):
+                raise item
+            if item is not None:
+                waiting += item
+                pages_waiting += 1
+            if waiting and (len(waiting) >= embed.batch_size or item is None):
+                nodes += embed(waiting)
+                pages_done, pages_waiting, waiting = pages_done + pages_waiting, 0, []
+                if progress:
+                    progress(pages_done, len(pages), f"{len(nodes)} chunks")
+            if item is None:
+                return nodes
+    finally:
+        stop.set()
 
 
 def ingest_pdfs(
@@ -201,7 +236,8 @@ def ingest_pdfs(
     `chunking` sets the splitter; `transformations` (LlamaIndex's) replace it.
 
     `progress` counts pages (done, total, note): a file counts 1 until it is read, then its
-    pages, done as its chunks are embedded; the note names the file and its chunks."""
+    pages, done as its chunks are embedded; the note names the file and its chunks. The next
+    file is read while one is embedded."""
     if document_id is not None and len(paths) != 1:
         raise InvalidParameterError(
             "document_id",
@@ -213,34 +249,47 @@ def ingest_pdfs(
     pages = [1] * len(paths)  # each file's pages, once read
 
     def embedded(index: int, name: str) -> Progress:
-        def report(chunks_done: int, chunks: int) -> None:
+        def report(pages_done: int, with_text: int, chunks: str = "") -> None:
             if progress:
-                done = sum(pages[:index]) + pages[index] * chunks_done // max(chunks, 1)
-                progress(done, sum(pages), f"{name}: {chunks_done}/{chunks} chunks embedded")
+                done = sum(pages[:index]) + pages[index] * pages_done // max(with_text, 1)
+                progress(done, sum(pages), f"{name}: {chunks} embedded")
 
         return report
 
-    for index, path in enumerate(paths):
-        if progress:
-            progress(sum(pages[:index]), sum(pages), f"{path.name}: reading")
-        report = FileReport(path=str(path))
-        try:
-            pdf = read_pdf(path, document_id)
-        except PdfRejectedError as exc:
-            report.error = f"{path.name}: skipped, {exc}."
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="scoperag-pdf-read") as reader:
+
+        def read(index: int) -> Future[PdfPages] | None:
+            """The file after the one being embedded is read meanwhile (its call's limits)."""
+            if index >= len(paths):
+                return None
+            return reader.submit(
+                contextvars.copy_context().run, read_pdf, paths[index], document_id
+            )
+
+        upcoming = read(0)
+        for index, path in enumerate(paths):
+            reading, upcoming = upcoming, read(index + 1)
+            if progress:
+                progress(sum(pages[:index]), sum(pages), f"{path.name}: reading")
+            report = FileReport(path=str(path))
             reports.append(report)
-            continue
-        report.document_id = pdf.document_id
-        report.pages = len(pdf.labels)
-        pages[index] = max(report.pages, 1)
-        report.pages_with_text = sum(1 for text in pdf.texts if text)
-        if report.pages_with_text < report.pages:
-            report.notes.append(f"{report.pages - report.pages_with_text} page(s) have no text")
-        nodes = page_chunks(pdf, embedder, embedded(index, path.name), chunking, transformations)
-        report.chunks = replace_source(
-            backend, embedder, collection, list(indexes), pdf.document_id, nodes
-        )
-        reports.append(report)
+            try:
+                pdf = reading.result()  # type: ignore[union-attr]
+            except PdfRejectedError as exc:
+                report.error = f"{path.name}: skipped, {exc}."
+                continue
+            report.document_id = pdf.document_id
+            report.pages = len(pdf.labels)
+            pages[index] = max(report.pages, 1)
+            report.pages_with_text = sum(1 for text in pdf.texts if text)
+            if report.pages_with_text < report.pages:
+                report.notes.append(f"{report.pages - report.pages_with_text} page(s) have no text")
+            nodes = page_chunks(
+                pdf, embedder, embedded(index, path.name), chunking, transformations
+            )
+            report.chunks = replace_source(
+                backend, embedder, collection, list(indexes), pdf.document_id, nodes
+            )
     if progress:
         progress(sum(pages), sum(pages), "done")
     return reports

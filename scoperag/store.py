@@ -23,7 +23,14 @@ if TYPE_CHECKING:
     from scoperag.server.transfer.reports import ExportReport, ImportReport
 
 # settings whose value given here is not the resident engine's: such a Store runs on its own
-OWN_ENGINE_OR_MODEL = {"backend", "qdrant_url", "cache_dir", "embed_provider", "embed_model"}
+OWN_ENGINE_OR_MODEL = {
+    "backend",
+    "qdrant_url",
+    "cache_dir",
+    "embed_provider",
+    "embed_model",
+    "embed_precision",
+}
 # a transfer's progress: (points done, points in all[, note]); `(done, total)` alone works too
 TransferProgress = Callable[..., None]
 

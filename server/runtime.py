@@ -16,7 +16,13 @@ if TYPE_CHECKING:  # imported on first use, so `tools/list` answers without them
 # the resident engine's runtime (`server/daemon/`): every other Runtime of its process with the
 # same store and embedder settings uses its engine and model instead of opening its own
 _resident: Runtime | None = None
-EMBEDDER_SETTINGS = ("embed_provider", "embed_model", "ollama_base_url", "embed_dimensions")
+EMBEDDER_SETTINGS = (
+    "embed_provider",
+    "embed_model",
+    "embed_precision",
+    "ollama_base_url",
+    "embed_dimensions",
+)
 
 
 def make_resident(runtime: Runtime) -> None:

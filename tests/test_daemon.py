@@ -112,8 +112,8 @@ async def test_two_stdio_clients_the_cli_and_the_python_api_share_one_resident_e
 
 def _libraries(maps: str) -> list[str]:
     names = {Path(line.split()[-1]).name for line in maps.splitlines() if "/" in line}
-    return [part for name in names for part in ("onnxruntime", "qdrant_edge", "pydantic_core")
-            if part in name]  # fmt: skip
+    heavy = ("onnxruntime", "qdrant_edge", "pydantic_core")
+    return [part for name in names for part in heavy if part in name]
 
 
 def test_the_resident_engine_exits_after_its_idle_time(
@@ -237,3 +237,22 @@ async def test_progress_and_errors_cross_the_door(folder: Path) -> None:
     assert called.returncode == 1
     assert called.stderr.startswith("Error:") and "'bogus'" in called.stderr
     assert not called.stdout
+
+
+def test_ctrl_c_at_a_door_interrupts_its_command_in_the_resident_engine(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SCOPERAG_PROFILES", "memory,pdf")
+    assert _cli("list").returncode == 0  # a resident engine, warm
+    pdf = str(SAMPLES / "qpdf-manual-5.1.3.pdf")
+    door = subprocess.Popen([_script(), "ingest", "pdf", pdf], env=dict(os.environ))
+
+    def commands() -> list[dict]:
+        return [c for c in (daemon_status() or {}).get("clients", []) if c["kind"] == "cli"]
+
+    _wait_for(lambda: commands() or door.poll() is not None, "the ingestion to start")
+    assert door.poll() is None, "the ingestion ended before it could be interrupted"
+    door.send_signal(signal.SIGINT)
+    assert door.wait(timeout=60) == 130
+    _wait_for(lambda: not commands(), "the interrupted command to end")
+    assert _cli("list").returncode == 0  # the resident engine serves on

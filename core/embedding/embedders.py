@@ -73,7 +73,10 @@ class _LocalModel:
         self.name = settings.effective_embed_model
         self.folder = BertFolder.open(model_folder(settings))
         self.batch_threads = settings.effective_embed_batch_threads
-        self.one_by_one = OnnxEncoder(self.folder, settings.embed_threads, padding=False)
+        self.int8_cache = settings.cache_dir if settings.embed_precision == "int8" else None
+        self.one_by_one = OnnxEncoder(
+            self.folder, settings.embed_threads, padding=False, int8_cache=self.int8_cache
+        )
         self._loading = threading.Lock()
 
     @property
@@ -84,7 +87,7 @@ class _LocalModel:
                 from scoperag.core.embedding.onnx_encoder import OnnxEncoder
 
                 self.__dict__["_batches"] = OnnxEncoder(
-                    self.folder, self.batch_threads, padding=True
+                    self.folder, self.batch_threads, padding=True, int8_cache=self.int8_cache
                 )
         return self.__dict__["_batches"]
 

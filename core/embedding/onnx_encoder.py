@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import ctypes
 import sys
+from pathlib import Path
 
 import numpy as np
 import onnxruntime
 
 from scoperag.core.embedding.bert_folder import BertFolder
 from scoperag.core.embedding.bert_graph import EMBEDDED, MASK, bert_graph
+from scoperag.core.embedding.int8_graph import int8_graph
 from scoperag.core.errors import EmbeddingServiceError
 
 # texts a batch: measured here (2 threads), 4 embeds short passages 64% faster than 64 and long
@@ -27,9 +29,11 @@ BATCH_SIZE = 4
 
 class OnnxEncoder:
     """One text at a time unpadded (`padding=False`: queries, one memory), or padded batches of
-    `BATCH_SIZE` (ingestion)."""
+    `BATCH_SIZE` (ingestion); with `int8_cache`, the graph quantized to int8 (`int8_graph`)."""
 
-    def __init__(self, folder: BertFolder, threads: int, padding: bool) -> None:
+    def __init__(
+        self, folder: BertFolder, threads: int, padding: bool, int8_cache: Path | None = None
+    ) -> None:
         config = folder.config
         if config.get("hidden_act") != "gelu":
             raise EmbeddingServiceError(
@@ -47,8 +51,11 @@ class OnnxEncoder:
         self.words = weights.pop("embeddings.word_embeddings.weight")
         self.positions = weights.pop("embeddings.position_embeddings.weight")
         self.token_type = weights.pop("embeddings.token_type_embeddings.weight")[0]
+        graph = bert_graph(config, weights).SerializeToString()
+        if int8_cache is not None:  # SCOPERAG_EMBED_PRECISION=int8
+            graph = int8_graph(graph, int8_cache)
         self.session = onnxruntime.InferenceSession(
-            bert_graph(config, weights).SerializeToString(),
+            graph,
             _options(threads, arena=padding),
             providers=["CPUExecutionProvider"],
         )

@@ -1,15 +1,21 @@
 """A command line run in the resident engine for a door (`daemon.cli`): the same `scoperag`
 commands, each in its connection's thread, whose stdout and stderr go back over the connection
 (stdin is read from the door line by line), with a relative path argument taken from the door's
-working directory; the exit status is the last message."""
+working directory; the exit status is the last message. A door that leaves (Ctrl+C) interrupts
+its command as Ctrl+C would in process."""
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import io
 import os
+import select
+import socket
 import socketserver
 import sys
 import threading
+import time
 from typing import Any
 
 import click
@@ -121,13 +127,37 @@ def serve(handler: socketserver.StreamRequestHandler, request: dict, attach: Att
     _local.stdout, _local.stderr, _local.stdin = _Out(door, "out"), _Out(door, "err"), _In(door)
     _local.cwd = cwd if isinstance(cwd, str) and os.path.isabs(cwd) else None
     DOOR.settings = door_settings(params)
+    finished = threading.Event()
+    watch = (handler.request, threading.get_ident(), finished)
+    threading.Thread(target=_interrupt_when_gone, args=watch, daemon=True).start()
     try:
         code = exit_status(run, argv)
     finally:
+        finished.set()
         for name in ("stdout", "stderr", "stdin", "cwd"):
             setattr(_local, name, None)
         DOOR.settings = {}
-    door.send({"exit": code})
+    with contextlib.suppress(OSError):  # the door is gone (Ctrl+C)
+        door.send({"exit": code})
+
+
+def _interrupt_when_gone(connection: socket.socket, thread: int, finished: threading.Event) -> None:
+    """Interrupt the command (KeyboardInterrupt in its thread, as Ctrl+C would in process) when
+    its door closes the connection before the command has finished."""
+    while not finished.is_set():
+        if not select.select([connection], [], [], 0.5)[0]:
+            continue
+        try:
+            gone = connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            gone = True
+        if gone:
+            if not finished.is_set():
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                    ctypes.c_ulong(thread), ctypes.py_object(KeyboardInterrupt)
+                )
+            return
+        time.sleep(0.1)  # a line of stdin waits for the command to read it
 
 
 def exit_status(run: Any, argv: list[str]) -> int:

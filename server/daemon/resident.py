@@ -47,10 +47,11 @@ class Resident:
         from scoperag.server.daemon import cli_host, mcp_host
 
         cli_host.install()
+        self.sessions = mcp_host.Sessions(settings)
 
         owner.services.update(
             {
-                "daemon.mcp": lambda h, r: mcp_host.serve(h, r, self.attach, settings),
+                "daemon.mcp": lambda h, r: self.sessions.serve(h, r, self.attach),
                 "daemon.cli": lambda h, r: cli_host.serve(h, r, self.attach),
                 "daemon.embed": self._embed,
                 "daemon.status": self._status,
@@ -77,6 +78,7 @@ class Resident:
 
         self.runtime.tools_listed.set()
         start_warm_up(self.runtime)
+        threading.Thread(target=self.sessions.server, args=({},), daemon=True).start()
 
     def wait(self) -> None:
         """Until `stop` is asked for, or no connection has been open for the idle time."""
