@@ -27,8 +27,14 @@ sys.path.insert(0, str(Path(__file__).parent.parent / "tests"))
 from uvicorn_thread import serving  # noqa: E402  (the tests' own uvicorn-in-a-thread)
 
 CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]  # fmt: skip
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 TOPICS = [
     ("Rotated the backup keys for the {0} cluster; the old ones stop working on Friday.", "ops"),
     ("Read two chapters of {0} on the train; the narrator finally names the house.", "reading"),

@@ -37,9 +37,18 @@ FLAGS = [
 ]
 WIDE = {"width": 1400, "height": 1000}
 # payload keys a person never needs to read (internal bookkeeping)
-INTERNAL = ("created_at_ts", "created_order", "lineage", "superseded_by", "expires_ts",
-            "_node_content", "_node_type", "ref_doc_id", "content_hash",
-            "physical_page_index")  # fmt: skip
+INTERNAL = (
+    "created_at_ts",
+    "created_order",
+    "lineage",
+    "superseded_by",
+    "expires_ts",
+    "_node_content",
+    "_node_type",
+    "ref_doc_id",
+    "content_hash",
+    "physical_page_index",
+)
 GENERATED = 45  # memories over two years, beside the sample's five
 PAGES = [
     "/ui/",
@@ -426,7 +435,7 @@ def test_duplicates_keep_threshold_and_limit_and_merging_states_the_count(
         "Dup: the sky is blue today!",
         "dup: The sky is blue today",
     ):
-        _store(ctx, text, tags=["sky"])  # fmt: skip
+        _store(ctx, text, tags=["sky"])
     tab = page.open("/ui/memory/memory/duplicates?threshold=0.8&limit=7&tags=sky")
     assert tab.input_value('#duplicates-form [name="threshold"]') == "0.8"
     assert tab.input_value('#duplicates-form [name="limit"]') == "7"

@@ -13,8 +13,16 @@ from scoperag.server.ui.context import UiContext
 TEMPLATE = "browse_dnd.html"
 PAGE_SIZE = 25
 ORDER_KEY = "name_order"  # alphabetical order of the name (`core.contracts.dnd.name_order`)
-DETAILS = ("level", "school", "type", "challenge_rating", "size", "item_type", "option_type",
-           "rule_type")  # fmt: skip
+DETAILS = (
+    "level",
+    "school",
+    "type",
+    "challenge_rating",
+    "size",
+    "item_type",
+    "option_type",
+    "rule_type",
+)
 
 
 def page(
