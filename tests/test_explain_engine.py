@@ -97,10 +97,11 @@ async def test_an_attached_process_gets_the_owners_figures(
         for runtime in (holder, other):
             async with Client(build_server(runtime)) as client:
                 arguments = {"query": "page labels", "limit": 3, "explain": True}
-                answers.append((await client.call_tool("qdrant-find", arguments)).data)
+                answer = await client.call_tool("qdrant-find", arguments)
+                answers.append(answer.structured_content)
     finally:
         other.close()
     owner, attached = answers
-    assert owner.hits and owner.explain.candidates.bm25
-    assert attached.explain == owner.explain
-    assert [hit.explain for hit in attached.hits] == [hit.explain for hit in owner.hits]
+    assert owner["hits"] and owner["explain"]["candidates"]["bm25"]
+    assert attached["explain"] == owner["explain"]
+    assert [hit["explain"] for hit in attached["hits"]] == [hit["explain"] for hit in owner["hits"]]
