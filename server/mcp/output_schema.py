@@ -13,8 +13,12 @@ from pydantic import BaseModel
 def output_schema(result: type[BaseModel]) -> dict[str, Any]:
     """The JSON schema of what a tool returns (pydantic's, serialization mode), as its
     `outputSchema`: definitions by `$ref`, no titles, no `"default": null` (an answer has no
-    defaults: a field left out is absent)."""
+    defaults: a field left out is absent), and the fields' descriptions without the models'
+    (their docstrings, written for the code: `tools/list` repeats them in every tool)."""
     schema = compress_schema(result.model_json_schema(mode="serialization"), prune_titles=True)
+    schema.pop("description", None)
+    for name, definition in schema.get("$defs", {}).items():
+        schema["$defs"][name] = {k: v for k, v in definition.items() if k != "description"}
     return _without_null_defaults(schema)
 
 
