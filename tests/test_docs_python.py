@@ -22,7 +22,8 @@ def test_every_example_runs_on_the_bundled_samples(tmp_path: Path) -> None:
     script = tmp_path / "python_md.py"
     script.write_text("\n".join(BLOCKS), encoding="utf-8")
     env = {key: value for key, value in os.environ.items() if not key.startswith("SCOPERAG_")} | {
-        "SCOPERAG_DATA_DIR": str(tmp_path / "data")
+        "SCOPERAG_DATA_DIR": str(tmp_path / "data"),
+        "SCOPERAG_IN_PROCESS": "1",  # no resident engine left behind (tests/conftest.py)
     }
     ran = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, env=env, cwd=tmp_path

@@ -32,6 +32,7 @@ def test_the_examples_run_and_print_what_the_page_says(tmp_path: Path) -> None:
     script.write_text("\n".join(BLOCKS), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCOPERAG_")}
     env |= {"SCOPERAG_DATA_DIR": str(tmp_path / "data"), "SCOPERAG_PROFILES": "memory"}
+    env["SCOPERAG_IN_PROCESS"] = "1"  # no resident engine left behind (tests/conftest.py)
     ran = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, env=env, cwd=tmp_path
     )

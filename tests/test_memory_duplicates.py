@@ -219,6 +219,7 @@ def test_the_docs_example_runs(tmp_path: Path) -> None:
     script.write_text("\n".join(blocks), encoding="utf-8")
     env = {key: value for key, value in os.environ.items() if not key.startswith("SCOPERAG_")}
     env["SCOPERAG_DATA_DIR"] = str(tmp_path / "data")
+    env["SCOPERAG_IN_PROCESS"] = "1"  # no resident engine left behind (tests/conftest.py)
     ran = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, env=env, cwd=tmp_path
     )

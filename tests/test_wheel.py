@@ -82,7 +82,13 @@ def _env(venv: Path, data_dir: Path) -> dict[str, str]:
     keep = {k: v for k, v in os.environ.items() if not k.startswith("SCOPERAG_")}
     keep.pop("PYTHONPATH", None)
     bin_dir = str(venv / "bin")
-    return {**keep, "PATH": f"{bin_dir}:{keep['PATH']}", "SCOPERAG_DATA_DIR": str(data_dir)}
+    # the wheel's commands go through a resident engine, gone a second after the test's last
+    return {
+        **keep,
+        "PATH": f"{bin_dir}:{keep['PATH']}",
+        "SCOPERAG_DATA_DIR": str(data_dir),
+        "SCOPERAG_DAEMON_IDLE_SECONDS": "1",
+    }
 
 
 def _run(venv: Path, home: Path, data_dir: Path, *args: str) -> subprocess.CompletedProcess:
