@@ -56,7 +56,8 @@ def test_dnd_results_say_which_document_they_come_from(store: Store, tool: str) 
 def test_help_shows_plain_types_defaults_and_descriptions(store: Store) -> None:
     shown = pydoc.render_doc(store.memory.search, renderer=pydoc.plaintext)
     assert "Annotated" not in shown and "FieldInfo" not in shown and "Validator" not in shown
-    assert "tags: str | list[str] | None = None" in shown
+    assert "tags: list[str] | None = None" in shown
+    assert "Tags to match: a list, or one comma-separated string." in shown
     assert "page_size (int, default 10): Memories per page (1-100)." in shown
     assert "min_similarity (float, default 0.2): Ranked searches only" in shown
     find = pydoc.render_doc(store.pdf.find, renderer=pydoc.plaintext)
