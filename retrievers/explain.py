@@ -200,11 +200,12 @@ class Explainer:
 
     def date_boost(self, point: models.ScoredPoint) -> float | None:
         """What the date the query names added to the point's fused score: its order value
-        less its score in the fusion without the boost (both the engine's)."""
+        less its score in the fusion without the boost (both the engine's; a decay adds
+        nothing below zero, so a difference below it is the engine's float rounding)."""
         unboosted = (self.fused or {}).get(point.id)
         if self.boost is None or unboosted is None or point.order_value is None:
             return None
-        return round(point.order_value - unboosted.score, 6)
+        return round(max(0.0, point.order_value - unboosted.score), 6)
 
     def candidates(self) -> Candidates:
         floor = self.branches.floor
