@@ -162,8 +162,8 @@ def import_(data_dir: Path, path: Path) -> dict[str, float]:
 
 def raw(data_dir: Path, path: Path) -> dict[str, float]:
     """The file's points upserted straight into a Qdrant Edge shard of the same settings and
-    payload indexes (decoded before the clock starts; batches as the engine writes them, one
-    optimize and flush at the end): the engine's own speed on these points."""
+    payload indexes: decoded from the file before the clock starts, each `Point` built on it,
+    in batches as the engine writes them, one optimize and flush at the end."""
     import qdrant_edge as edge
 
     from scoperag.core.contracts.memory import memory_indexes
@@ -183,14 +183,15 @@ def raw(data_dir: Path, path: Path) -> dict[str, float]:
             vectors = {DENSE_VECTOR: decode_dense(line["dense"])}
             if line.get("sparse"):
                 vectors[SPARSE_VECTOR] = edge.SparseVector(**line["sparse"])
-            points.append(edge.Point(line["id"], vectors, line["payload"]))
+            points.append((line["id"], vectors, line["payload"]))
     data_dir.mkdir(parents=True)
     shard = edge.EdgeShard.create(str(data_dir / "shard"), shard_config(384))
     for key, kind in {**indexes, **index_plan(memory_indexes())}.items():
         shard.update(edge.UpdateOperation.create_field_index(key, SCHEMAS[str(kind)]))
     began, cpu = time.perf_counter(), cpu_seconds()
     for start in range(0, len(points), BATCH_SIZE):
-        shard.update(edge.UpdateOperation.upsert_points(points[start : start + BATCH_SIZE]))
+        batch = [edge.Point(*point) for point in points[start : start + BATCH_SIZE]]
+        shard.update(edge.UpdateOperation.upsert_points(batch))
     shard.optimize()
     shard.flush()
     seconds, cpu = time.perf_counter() - began, cpu_seconds() - cpu
