@@ -8,6 +8,8 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import numpy as np
+
 from scoperag.core.errors import ScoperagError
 
 NORM_TOLERANCE = 1e-3  # |norm - 1| a float32 unit vector stays well within
@@ -32,14 +34,22 @@ def vector_problem(vector: Any, dimension: int | None, normalised: bool) -> str 
         return f"is a {type(vector).__name__}, not a list of numbers"
     if dimension is not None and len(vector) != dimension:
         return f"has {len(vector)} dimensions, the collection's vectors have {dimension}"
-    if not vector:
+    if len(vector) == 0:
         return "is empty"
     try:
-        squares = math.fsum(value * value for value in vector)
-    except TypeError:
+        values = np.asarray(vector)
+    except (TypeError, ValueError):
         return "holds values that are not numbers"
+    if values.ndim != 1 or values.dtype.kind not in "biuf":  # no text, None, lists, objects
+        return "holds values that are not numbers"
+    values = values.astype(np.float64, copy=False)
+    with np.errstate(over="ignore", invalid="ignore"):
+        squares = float(np.dot(values, values))
     if not math.isfinite(squares):
-        position = next(i for i, value in enumerate(vector) if not math.isfinite(value))
+        bad = np.flatnonzero(~np.isfinite(values))
+        if not bad.size:
+            return "has values too large: its norm is not finite"
+        position = int(bad[0])
         return f"is not finite ({vector[position]!r} at index {position})"
     if normalised and abs(math.sqrt(squares) - 1.0) > NORM_TOLERANCE:
         return f"has norm {math.sqrt(squares):.6g}, where the model gives unit vectors"

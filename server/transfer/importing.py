@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from scoperag.core.embedding.embedders import Embedder
     from scoperag.server.runtime import Runtime
 
-PAGE = 512
+PAGE = 2048
 
 
 class _Sections:

@@ -28,6 +28,7 @@ from scoperag.server.transfer.formats import DENSE_ENCODING, VERSION, ExportHead
 INDEX_TYPES = ("keyword", "integer", "float", "bool", "datetime", "text", "uuid")
 MAX_ID = 2**64 - 1
 MAX_SPARSE_INDEX = 2**32 - 1
+NUMBERS = (int, float)  # exact types: a bool is neither
 NODE_KEYS = ("_node_type", "doc_id", "document_id", "ref_doc_id")  # text, when present
 
 
@@ -101,19 +102,33 @@ def checked_sparse(value: object) -> dict[str, list[Any]]:
         raise ValueError("'sparse' indices and values must be lists")
     if len(indices) != len(values):
         raise ValueError(f"'sparse' has {len(indices)} indices and {len(values)} values")
-    for index in indices:
-        if isinstance(index, bool) or not isinstance(index, int):
-            raise ValueError(f"'sparse' index {index!r} is not a whole number")
-        if not 0 <= index <= MAX_SPARSE_INDEX:
-            raise ValueError(f"'sparse' index {index} is out of range (0 to {MAX_SPARSE_INDEX})")
+    whole = all(type(index) is int for index in indices)  # a bool is not one here
+    if not (whole and 0 <= min(indices, default=0) <= max(indices, default=0) <= MAX_SPARSE_INDEX):
+        for index in indices:  # the first index refused, named
+            if isinstance(index, bool) or not isinstance(index, int):
+                raise ValueError(f"'sparse' index {index!r} is not a whole number")
+            if not 0 <= index <= MAX_SPARSE_INDEX:
+                raise ValueError(
+                    f"'sparse' index {index} is out of range (0 to {MAX_SPARSE_INDEX})"
+                )
     if len(set(indices)) != len(indices):
         raise ValueError("'sparse' repeats an index")
-    for number in values:
-        if isinstance(number, bool) or not isinstance(number, int | float):
-            raise ValueError(f"'sparse' value {number!r} is not a number")
-        if not math.isfinite(number):
-            raise ValueError(f"'sparse' value {number!r} is not finite")
+    numbers = all(type(number) in NUMBERS for number in values)
+    if not (numbers and _finite(sum(values))):
+        for number in values:  # the first value refused, named
+            if isinstance(number, bool) or not isinstance(number, int | float):
+                raise ValueError(f"'sparse' value {number!r} is not a number")
+            if not _finite(number):
+                raise ValueError(f"'sparse' value {number!r} is not finite")
     return {"indices": indices, "values": values}
+
+
+def _finite(number: float) -> bool:
+    """Whether `number` is a finite float (an int past a float's range is not)."""
+    try:
+        return math.isfinite(number)
+    except OverflowError:
+        return False
 
 
 def payload_model(profile: str) -> type[BaseModel] | None:
