@@ -127,13 +127,15 @@ def serve(handler: socketserver.StreamRequestHandler, request: dict, attach: Att
     _local.stdout, _local.stderr, _local.stdin = _Out(door, "out"), _Out(door, "err"), _In(door)
     _local.cwd = cwd if isinstance(cwd, str) and os.path.isabs(cwd) else None
     DOOR.settings = door_settings(params)
-    finished = threading.Event()
-    watch = (handler.request, threading.get_ident(), finished)
+    finished, turn = threading.Event(), threading.Lock()
+    watch = (handler.request, threading.get_ident(), finished, turn)
     threading.Thread(target=_interrupt_when_gone, args=watch, daemon=True).start()
     try:
         code = exit_status(run, argv)
     finally:
-        finished.set()
+        with turn:  # no interruption lands after the command: one still pending is withdrawn
+            finished.set()
+            _raise_in(threading.get_ident(), None)
         for name in ("stdout", "stderr", "stdin", "cwd"):
             setattr(_local, name, None)
         DOOR.settings = {}
@@ -141,9 +143,18 @@ def serve(handler: socketserver.StreamRequestHandler, request: dict, attach: Att
         door.send({"exit": code})
 
 
-def _interrupt_when_gone(connection: socket.socket, thread: int, finished: threading.Event) -> None:
+def _raise_in(thread: int, exception: type[BaseException] | None) -> None:
+    """Have `thread` raise `exception` at its next bytecode (None: withdraw a pending one)."""
+    pending = None if exception is None else ctypes.py_object(exception)
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), pending)
+
+
+def _interrupt_when_gone(
+    connection: socket.socket, thread: int, finished: threading.Event, turn: threading.Lock
+) -> None:
     """Interrupt the command (KeyboardInterrupt in its thread, as Ctrl+C would in process) when
-    its door closes the connection before the command has finished."""
+    its door closes the connection before the command has finished; `turn` keeps the
+    interruption from landing once the command is over (in the connection's own clean-up)."""
     while not finished.is_set():
         if not select.select([connection], [], [], 0.5)[0]:
             continue
@@ -152,10 +163,9 @@ def _interrupt_when_gone(connection: socket.socket, thread: int, finished: threa
         except OSError:
             gone = True
         if gone:
-            if not finished.is_set():
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(
-                    ctypes.c_ulong(thread), ctypes.py_object(KeyboardInterrupt)
-                )
+            with turn:
+                if not finished.is_set():
+                    _raise_in(thread, KeyboardInterrupt)
             return
         time.sleep(0.1)  # a line of stdin waits for the command to read it
 
