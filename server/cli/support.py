@@ -8,7 +8,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import click
 from pydantic import ValidationError
@@ -92,31 +92,25 @@ def print_report(result: Any, as_json: bool, unit: str = "chunks") -> None:
     click.echo(f"ingested {points} points ({unit}) from {files}, skipped {data['skipped']}")
 
 
-# The chunking options of `scoperag ingest pdf|docs|books` (`scoperag.core.config.chunking`)
-KEPT = "default: the collection's setting, else"
+def _chunking_option(name: str, parameter: Any) -> Callable[..., Any]:
+    """`--NAME` taking an integer, its help the ingestion parameter's own description
+    (`scoperag.core.config.chunking`), so tools and CLI state one default."""
+    return click.option(
+        f"--{name}", type=int, default=None, help=get_args(parameter)[1].description
+    )
 
 
 def chunk_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """`--chunk-size` and `--chunk-overlap` (tokens), for the sentence splitter."""
-    command = click.option(
-        "--chunk-overlap",
-        type=int,
-        default=None,
-        help=f"Tokens neighbouring chunks share ({KEPT} 32).",
-    )(command)
-    return click.option(
-        "--chunk-size", type=int, default=None, help=f"Tokens per chunk, 64-8192 ({KEPT} 256)."
-    )(command)
+    from scoperag.core.config.chunking import ChunkOverlap, ChunkSize
+
+    command = _chunking_option("chunk-overlap", ChunkOverlap)(command)
+    return _chunking_option("chunk-size", ChunkSize)(command)
 
 
 def window_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """`--window` and `--window-overlap` (sentences), for books."""
-    command = click.option(
-        "--window-overlap",
-        type=int,
-        default=None,
-        help=f"Sentences neighbouring chunks share ({KEPT} 2).",
-    )(command)
-    return click.option(
-        "--window", type=int, default=None, help=f"Sentences per chunk, 1-200 ({KEPT} 6)."
-    )(command)
+    from scoperag.core.config.chunking import Window, WindowOverlap
+
+    command = _chunking_option("window-overlap", WindowOverlap)(command)
+    return _chunking_option("window", Window)(command)
