@@ -1,9 +1,9 @@
 """The doors to the resident engine, measured in real processes: a CLI search and `scoperag list`
 with a warm resident engine, spawn of `scoperag serve` to `tools/list`, to the first answer and
 to the first write (warm, and cold: no resident engine running), five `scoperag serve` started
-at once, the memory (PSS) of a door and of the resident engine with five doors, the start-up
-floor of any Python command, and ingestion against the encoder's own throughput on the same
-chunks. Prints each figure, its target and the load average.
+at once, the memory (PSS) of a door and of the resident engine with five doors, and the
+start-up floor of any Python command. Prints each figure, its target and the load average
+(ingestion against the encoder: `evals/ingest_throughput.py`).
 
     flock /tmp/bench.lock python evals/daemon_doors.py            # 5 runs of each
     flock /tmp/bench.lock python evals/daemon_doors.py --runs 3
@@ -183,48 +183,6 @@ def wall_python(env: dict[str, str], code: str) -> float:
     return time.perf_counter() - started
 
 
-INGEST = """
-import json, sys, time
-from scoperag.core.config.settings import Settings
-from scoperag.pipelines.pdf import PDF_INDEXES, ingest_pdfs, page_chunks, read_pdf
-from scoperag.server.runtime import Runtime
-from scoperag.server.samples import SAMPLES
-from llama_index.core.schema import MetadataMode
-runtime = Runtime(Settings())
-embedder = runtime.embedder
-path = SAMPLES / "qpdf-manual-5.1.3.pdf"
-nodes = page_chunks(read_pdf(path, None), embedder)
-texts = [n.get_content(metadata_mode=MetadataMode.EMBED) for n in nodes]
-runs = int(sys.argv[1])
-encoder, ingest = [], []
-for _ in range(runs):
-    started = time.perf_counter(); embedder.backend.embed_texts(texts)
-    encoder.append(len(texts) / (time.perf_counter() - started))
-    started = time.perf_counter()
-    [report] = ingest_pdfs([path], runtime.backend, embedder, "pdf_pages")
-    ingest.append(report.chunks / (time.perf_counter() - started))
-runtime.close()
-print(json.dumps({"chunks": len(texts), "encoder": encoder, "ingest": ingest}))
-"""
-
-
-def ingestion(env: dict[str, str], runs: int) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", INGEST, str(runs)],
-        env={**env, "SCOPERAG_IN_PROCESS": "1"},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    figures = json.loads(done.stdout.strip().splitlines()[-1])
-    encoder, ingest = statistics.median(figures["encoder"]), statistics.median(figures["ingest"])
-    line(
-        f"ingest pdf ({figures['chunks']} chunks)",
-        f"{ingest:.1f} chunks/s vs encoder {encoder:.1f}: {ingest / encoder:.2f}x",
-        ">= 0.9x",
-    )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -247,7 +205,6 @@ def main() -> None:
         finally:
             stop(env)
         floor(env, args.runs)
-        ingestion(env, max(args.runs // 2, 1))
         print(f"load average at end {os.getloadavg()[0]:.2f}")
 
 

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import contextvars
 import logging
-import queue
-import threading
-from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections import deque
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +29,7 @@ from scoperag.core.engine.backend import VectorBackend
 from scoperag.core.errors import InvalidParameterError
 from scoperag.core.filters.fields import FilterableField
 from scoperag.core.progress import Progress
+from scoperag.pipelines.ahead import ahead
 from scoperag.pipelines.page_labels import page_labels
 from scoperag.pipelines.point_ids import stable_id
 from scoperag.pipelines.store import EmbedNodes, replace_source
@@ -40,6 +38,8 @@ FileProgress = Progress
 _EMBEDDED_KEYS = {"title"}  # the only metadata that goes into the vector with the text
 _HEADER = b"%PDF"  # what a PDF file holds in its first kilobyte (PDF 32000-1, 7.5.2)
 _LOG = logging.getLogger(__name__)
+# chunks embedded together: sorted by length, their batches pad less (see `EmbedNodes`)
+EMBED_GROUP = 64
 
 
 class _ParserToDebug(logging.Handler):
@@ -90,9 +90,11 @@ class FileReport:
         return self.error is None
 
 
-def read_pdf(path: Path, document_id: str | None = None) -> PdfPages:
-    """Text and label of every page; raises `PdfRejectedError` for unreadable files and files
-    over the byte or page cap (checked before any text is read)."""
+def read_pages(path: Path, document_id: str | None = None) -> Iterator[PdfPages]:
+    """The file read a page at a time: yields its `PdfPages` once with the labels and title
+    (no text yet), then again after each page's text is added to `texts`. Raises
+    `PdfRejectedError` for unreadable files and files over the byte or page cap (checked
+    before any text is read), and after the last page if no page has text."""
     _quiet_parser()
     try:
         with open_source(path) as file:
@@ -106,12 +108,13 @@ def read_pdf(path: Path, document_id: str | None = None) -> PdfPages:
             if reader.is_encrypted and not reader.decrypt(""):
                 raise PdfRejectedError("it is encrypted with a password; decrypt it first")
             check_count(len(reader.pages), "pages")
-            labels = page_labels(reader)
-            texts = []
+            title = (reader.metadata.title if reader.metadata else None) or path.name
+            pdf = PdfPages(document_id or path.stem, path.name, str(title), page_labels(reader), [])
+            yield pdf
             for page in reader.pages:
                 checkpoint()
-                texts.append((page.extract_text() or "").strip())
-            title = (reader.metadata.title if reader.metadata else None) or path.name
+                pdf.texts.append((page.extract_text() or "").strip())
+                yield pdf
     except PdfRejectedError:
         raise
     except SourceRefusedError as exc:
@@ -120,39 +123,36 @@ def read_pdf(path: Path, document_id: str | None = None) -> PdfPages:
         raise PdfRejectedError("the file does not exist") from None
     except (PdfReadError, PyPdfError, ValueError, KeyError, TypeError) as exc:
         raise PdfRejectedError(f"it is not a readable PDF ({exc})") from None
-    if not any(texts):
+    if not any(pdf.texts):
         raise PdfRejectedError(
             "no page has extractable text (a scanned PDF needs OCR before it can be searched)"
         )
-    return PdfPages(document_id or path.stem, path.name, str(title), labels, texts)
 
 
-def page_documents(pdf: PdfPages) -> list[Document]:
-    """One Document per page that has text."""
-    documents = []
-    for index, (label, text) in enumerate(zip(pdf.labels, pdf.texts, strict=True)):
-        if not text:
-            continue
-        metadata = PdfPagePayload(
-            document_id=pdf.document_id,
-            physical_page_index=index,
-            page_label=label,
-            page_count=len(pdf.labels),
-            source=pdf.source,
-            title=pdf.title,
-            chunk_index=0,
-        ).model_dump()
-        hidden = [key for key in metadata if key not in _EMBEDDED_KEYS]
-        documents.append(
-            Document(
-                id_=stable_id("pdf-page", pdf.document_id, index),
-                text=text,
-                metadata=metadata,
-                excluded_embed_metadata_keys=hidden,
-                excluded_llm_metadata_keys=list(metadata),
-            )
-        )
-    return documents
+def read_pdf(path: Path, document_id: str | None = None) -> PdfPages:
+    """Text and label of every page (`read_pages` to the end)."""
+    return deque(read_pages(path, document_id), maxlen=1)[0]
+
+
+def page_document(pdf: PdfPages, index: int) -> Document:
+    """Page `index` (read, with text) as a Document with the page's metadata."""
+    metadata = PdfPagePayload(
+        document_id=pdf.document_id,
+        physical_page_index=index,
+        page_label=pdf.labels[index],
+        page_count=len(pdf.labels),
+        source=pdf.source,
+        title=pdf.title,
+        chunk_index=0,
+    ).model_dump()
+    hidden = [key for key in metadata if key not in _EMBEDDED_KEYS]
+    return Document(
+        id_=stable_id("pdf-page", pdf.document_id, index),
+        text=pdf.texts[index],
+        metadata=metadata,
+        excluded_embed_metadata_keys=hidden,
+        excluded_llm_metadata_keys=list(metadata),
+    )
 
 
 def _chunk_id(index: int, page: BaseNode) -> str:
@@ -160,65 +160,51 @@ def _chunk_id(index: int, page: BaseNode) -> str:
     return stable_id("pdf", meta["document_id"], meta["physical_page_index"], index)
 
 
-def page_chunks(
-    pdf: PdfPages,
-    embedder: Embedder,
-    progress: Progress | None = None,
-    chunking: TextChunking | None = None,
-    transformations: Sequence[TransformComponent] | None = None,
-) -> Sequence[BaseNode]:
-    """Split pages into chunks (each with its page's metadata and a chunk_index) and embed them,
-    pipelined: pages are split in a worker thread while the chunks of the pages before are
-    embedded (the encoder releases the interpreter lock). `progress` is told (pages embedded,
-    pages with text, the chunks embedded); a cancelled or late ingestion stops between
-    batches. `transformations` replace the splitter."""
-    chunking = chunking or TextChunking()
-    pages = page_documents(pdf)
-    split: queue.Queue[list[BaseNode] | BaseException | None] = queue.Queue()
-    stop = threading.Event()
+@dataclass
+class _Step:
+    """One step of reading the files: file `file` opened (`pdf`), a page's chunks, the file's
+    end (`done`) or its refusal (`rejected`)."""
 
-    def produce() -> None:
-        splitter = SentenceSplitter(
-            chunk_size=chunking.chunk_size, chunk_overlap=chunking.chunk_overlap, id_func=_chunk_id
-        )
-        pipeline = IngestionPipeline(transformations=list(transformations or [splitter]))
-        source = RelatedNodeInfo(node_id=pdf.document_id)
+    file: int
+    pdf: PdfPages | None = None
+    page: int = 0
+    chunks: list[BaseNode] = field(default_factory=list)
+    done: bool = False
+    rejected: PdfRejectedError | None = None
+
+
+def _read_files(
+    paths: Sequence[Path],
+    document_id: str | None,
+    chunking: TextChunking,
+    transformations: Sequence[TransformComponent] | None,
+) -> Iterator[_Step]:
+    """Every file's pages read and split in turn, each chunk with its page's metadata and a
+    chunk_index; a file that cannot be read ends in a `rejected` step."""
+    splitter = SentenceSplitter(
+        chunk_size=chunking.chunk_size, chunk_overlap=chunking.chunk_overlap, id_func=_chunk_id
+    )
+    pipeline = IngestionPipeline(transformations=list(transformations or [splitter]))
+    for file, path in enumerate(paths):
         try:
-            for page in pages:
-                if stop.is_set():
-                    return
-                chunks = pipeline.run(documents=[page])
+            for pdf in read_pages(path, document_id):
+                if not pdf.texts:
+                    yield _Step(file, pdf=pdf)
+                    continue
+                page = len(pdf.texts) - 1
+                if not pdf.texts[page]:
+                    continue
+                chunks = pipeline.run(documents=[page_document(pdf, page)])
+                source = RelatedNodeInfo(node_id=pdf.document_id)
                 for index, node in enumerate(chunks):
                     # LlamaIndex's Qdrant store writes a node's source id into `document_id`
                     node.relationships[NodeRelationship.SOURCE] = source
                     node.metadata["chunk_index"] = index
-                split.put(chunks)
-        except BaseException as exc:  # noqa: BLE001 - raised again by the embedding side
-            split.put(exc)
-        split.put(None)
-
-    threading.Thread(target=produce, name="scoperag-pdf-split", daemon=True).start()
-    embed = EmbedNodes(embedder=embedder)
-    nodes: list[BaseNode] = []
-    waiting: list[BaseNode] = []
-    pages_done = pages_waiting = 0
-    try:
-        while True:
-            item = split.get()
-            if isinstance(item, BaseException):
-                raise item
-            if item is not None:
-                waiting += item
-                pages_waiting += 1
-            if waiting and (len(waiting) >= embed.batch_size or item is None):
-                nodes += embed(waiting)
-                pages_done, pages_waiting, waiting = pages_done + pages_waiting, 0, []
-                if progress:
-                    progress(pages_done, len(pages), f"{len(nodes)} chunks")
-            if item is None:
-                return nodes
-    finally:
-        stop.set()
+                yield _Step(file, page=page, chunks=chunks)
+        except PdfRejectedError as exc:
+            yield _Step(file, rejected=exc)
+            continue
+        yield _Step(file, done=True)
 
 
 def ingest_pdfs(
@@ -235,9 +221,12 @@ def ingest_pdfs(
     """Ingest each file, replacing its earlier pages; a bad file is reported and skipped.
     `chunking` sets the splitter; `transformations` (LlamaIndex's) replace it.
 
-    `progress` counts pages (done, total, note): a file counts 1 until it is read, then its
-    pages, done as its chunks are embedded; the note names the file and its chunks. The next
-    file is read while one is embedded."""
+    Pipelined: pages are read and split in a worker thread (`ahead`) while the chunks of the
+    pages before are embedded, `EMBED_GROUP` at a time; each file is written as one
+    generation once its last page is embedded. `progress` counts pages (done, total, note): a
+    file counts 1 until it is opened, then its pages, done as their chunks are embedded; the
+    note names the file and its chunks. A cancelled or late ingestion stops between pages
+    and between batches, before the file being embedded is written."""
     if document_id is not None and len(paths) != 1:
         raise InvalidParameterError(
             "document_id",
@@ -245,48 +234,46 @@ def ingest_pdfs(
             f"one file with it, but {len(paths)} were given: ingest them one at a time or let "
             "each take its file name",
         )
-    reports = []
-    pages = [1] * len(paths)  # each file's pages, once read
+    reports = [FileReport(path=str(path)) for path in paths]
+    pages = [1] * len(paths)  # each file's pages, once opened
+    embed = EmbedNodes(embedder=embedder)
+    nodes: list[BaseNode] = []
+    waiting: list[BaseNode] = []
+    read = 0  # pages of the current file read into `waiting` or `nodes`
 
-    def embedded(index: int, name: str) -> Progress:
-        def report(pages_done: int, with_text: int, chunks: str = "") -> None:
+    def embed_waiting(file: int) -> None:
+        nonlocal nodes, waiting
+        nodes, waiting = nodes + list(embed(waiting)), []
+        if progress:
+            name = paths[file].name
+            progress(sum(pages[:file]) + read, sum(pages), f"{name}: {len(nodes)} chunks embedded")
+
+    if progress:
+        progress(0, len(paths), f"{paths[0].name}: reading" if paths else "done")
+    chunking = chunking or TextChunking()
+    for step in ahead(_read_files(paths, document_id, chunking, transformations), "scoperag-pdf"):
+        report = reports[step.file]
+        if step.pdf is not None:
+            pages[step.file] = max(len(step.pdf.labels), 1)
+            nodes, waiting, read, pdf = [], [], 0, step.pdf
             if progress:
-                done = sum(pages[:index]) + pages[index] * pages_done // max(with_text, 1)
-                progress(done, sum(pages), f"{name}: {chunks} embedded")
-
-        return report
-
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="scoperag-pdf-read") as reader:
-
-        def read(index: int) -> Future[PdfPages] | None:
-            """The file after the one being embedded is read meanwhile (its call's limits)."""
-            if index >= len(paths):
-                return None
-            return reader.submit(
-                contextvars.copy_context().run, read_pdf, paths[index], document_id
-            )
-
-        upcoming = read(0)
-        for index, path in enumerate(paths):
-            reading, upcoming = upcoming, read(index + 1)
-            if progress:
-                progress(sum(pages[:index]), sum(pages), f"{path.name}: reading")
-            report = FileReport(path=str(path))
-            reports.append(report)
-            try:
-                pdf = reading.result()  # type: ignore[union-attr]
-            except PdfRejectedError as exc:
-                report.error = f"{path.name}: skipped, {exc}."
-                continue
+                progress(sum(pages[: step.file]), sum(pages), f"{paths[step.file].name}: reading")
+        elif step.rejected is not None:
+            report.error = f"{paths[step.file].name}: skipped, {step.rejected}."
+            nodes, waiting = [], []
+        elif step.chunks:
+            waiting += step.chunks
+            read = step.page + 1
+            if len(waiting) >= EMBED_GROUP:
+                embed_waiting(step.file)
+        else:
+            read = len(pdf.labels)
+            embed_waiting(step.file)
             report.document_id = pdf.document_id
             report.pages = len(pdf.labels)
-            pages[index] = max(report.pages, 1)
             report.pages_with_text = sum(1 for text in pdf.texts if text)
             if report.pages_with_text < report.pages:
                 report.notes.append(f"{report.pages - report.pages_with_text} page(s) have no text")
-            nodes = page_chunks(
-                pdf, embedder, embedded(index, path.name), chunking, transformations
-            )
             report.chunks = replace_source(
                 backend, embedder, collection, list(indexes), pdf.document_id, nodes
             )
