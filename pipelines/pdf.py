@@ -236,17 +236,23 @@ def ingest_pdfs(
         )
     reports = [FileReport(path=str(path)) for path in paths]
     pages = [1] * len(paths)  # each file's pages, once opened
-    embed = EmbedNodes(embedder=embedder)
     nodes: list[BaseNode] = []
     waiting: list[BaseNode] = []
-    read = 0  # pages of the current file read into `waiting` or `nodes`
+    read = embedded = 0  # pages of the current file read into `waiting`, and embedded
 
     def embed_waiting(file: int) -> None:
-        nonlocal nodes, waiting
-        nodes, waiting = nodes + list(embed(waiting)), []
-        if progress:
-            name = paths[file].name
-            progress(sum(pages[:file]) + read, sum(pages), f"{name}: {len(nodes)} chunks embedded")
+        """Embed the chunks waiting, telling progress after each batch (pages in proportion)."""
+        nonlocal nodes, waiting, embedded
+        before, name = embedded, paths[file].name
+
+        def told(done: int, total: int) -> None:
+            if progress:
+                page = before + (read - before) * done // max(total, 1)
+                chunks = len(nodes) + done
+                progress(sum(pages[:file]) + page, sum(pages), f"{name}: {chunks} chunks embedded")
+
+        nodes, waiting = nodes + list(EmbedNodes(embedder=embedder, progress=told)(waiting)), []
+        embedded = read
 
     if progress:
         progress(0, len(paths), f"{paths[0].name}: reading" if paths else "done")
@@ -255,7 +261,7 @@ def ingest_pdfs(
         report = reports[step.file]
         if step.pdf is not None:
             pages[step.file] = max(len(step.pdf.labels), 1)
-            nodes, waiting, read, pdf = [], [], 0, step.pdf
+            nodes, waiting, read, embedded, pdf = [], [], 0, 0, step.pdf
             if progress:
                 progress(sum(pages[: step.file]), sum(pages), f"{paths[step.file].name}: reading")
         elif step.rejected is not None:
