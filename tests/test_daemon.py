@@ -256,3 +256,31 @@ def test_ctrl_c_at_a_door_interrupts_its_command_in_the_resident_engine(
     assert door.wait(timeout=60) == 130
     _wait_for(lambda: not commands(), "the interrupted command to end")
     assert _cli("list").returncode == 0  # the resident engine serves on
+
+
+def test_an_owner_that_decides_to_leave_accepts_no_request_after(tmp_path: Path) -> None:
+    """The idle exit and a door arriving at that moment: either the door is counted first and
+    the engine stays, or the engine has decided to leave and answers the door nothing (so the
+    door starts the next engine instead of running its command in one that is closing)."""
+    from scoperag.core.config.settings import Settings
+    from scoperag.core.engine.sharing.shared_backend import SharedBackend
+
+    backend = SharedBackend(Settings(data_dir=tmp_path / "data"))
+    try:
+        backend.list_collections()  # opens the store: this process owns it
+        owner = backend.owner
+        assert owner is not None
+        socket_path = owner.record["socket"]
+        door = locate.Line(socket_path)
+        assert door.request("hello", {"attach": True, "pid": os.getpid()})["pid"] == os.getpid()
+        assert not owner.leave_if_unused()  # a connection is open: stay
+        door.close()
+        _wait_for(lambda: not owner.clients, "the closed connection to be dropped")
+        assert owner.leave_if_unused()
+        late = locate.Line(socket_path)
+        with pytest.raises(ConnectionResetError):
+            late.request("hello", {"pid": os.getpid()})
+        late.close()
+        assert not owner.clients
+    finally:
+        backend.close()

@@ -168,13 +168,31 @@ def session(method: str, params: dict[str, Any], folder: Path | None = None) -> 
             else:
                 try:
                     return line, line.request(method, about)
-                except (OSError, ValueError):  # it left as we asked
+                except (OSError, ValueError):  # it is leaving (idle) or left as we asked
                     line.close()
+                    _wait_gone(folder, record)
                 except BaseException:
                     line.close()
                     raise
         launch(folder)
     raise DaemonUnavailableError(f"the resident engine did not answer; see {folder / LOG}")
+
+
+def _wait_gone(folder: Path, record: dict[str, Any]) -> None:
+    """Until the resident engine of `record` has left `folder` (its record replaced or its
+    process ended), so the next one can own the store; at most `START_SECONDS`."""
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
+        current = read_record(folder)
+        if current is None or current.get("pid") != record.get("pid"):
+            return
+        try:
+            os.kill(int(record["pid"]), 0)
+        except (ProcessLookupError, KeyError, TypeError, ValueError):
+            return
+        except PermissionError:
+            pass
+        time.sleep(0.05)
 
 
 def launch(folder: Path) -> None:

@@ -90,7 +90,10 @@ class Resident:
                 idle_since = None
             elif idle_since is None:
                 idle_since = time.monotonic()
-            elif time.monotonic() - idle_since >= self.settings.daemon_idle_seconds:
+            elif (
+                time.monotonic() - idle_since >= self.settings.daemon_idle_seconds
+                and self.owner.leave_if_unused()
+            ):
                 log.info("idle for %.0f s: exiting", self.settings.daemon_idle_seconds)
                 return
 

@@ -70,6 +70,7 @@ class Owner(Dispatch, socketserver.ThreadingUnixStreamServer):
     def __init__(self, engine: VectorBackend, folder: Path) -> None:
         Dispatch.__init__(self, engine)
         self.folder, self.stopped = folder, False
+        self.leaving = False  # `leave_if_unused` said yes: no connection is served from then on
         self.writes, self.guard = threading.Lock(), threading.Lock()  # guard: clients, stopped
         self._reads = contextlib.nullcontext() if engine.name == "edge" else self.writes
         self.clients: dict[socket.socket, dict[str, Any]] = {}  # connection -> who attached
@@ -132,6 +133,14 @@ class Owner(Dispatch, socketserver.ThreadingUnixStreamServer):
         except Exception as exc:
             return {"id": request.get("id"), "error": wire.error_data(exc)}
 
+    def leave_if_unused(self) -> bool:
+        """True, and no new connection served from now on, if no connection is open: checked
+        under the same lock a connection takes to be counted, so a request is never accepted
+        by an owner that has decided to leave."""
+        with self.guard:
+            self.leaving = self.leaving or not self.clients
+            return self.leaving
+
     def stop(self) -> None:
         """Drop every connection (their processes take over at once), wait for a write in
         progress, and remove the record and socket (unless a later owner has replaced them)."""
@@ -161,7 +170,7 @@ class _Connection(socketserver.StreamRequestHandler):
     def handle(self) -> None:
         owner = self.server
         with owner.guard:
-            if owner.stopped:
+            if owner.stopped or owner.leaving:
                 return
             owner.clients[self.request] = {}
         try:
