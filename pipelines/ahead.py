@@ -1,8 +1,8 @@
 """`ahead`: a generator run in a worker thread, its items handed over in order as they come.
 
 A pipeline reads and splits its next source in the worker while its caller embeds (the encoder
-releases the interpreter lock): on the bundled 117-page PDF, reading its pages alone is about
-1.2 s of the 8 s the ingestion takes on 2 cores, which overlapping gives back."""
+releases the interpreter lock): the bundled 117-page PDF ingests in 9.9 s instead of 12.1 s
+read in line (the encoder alone 8.9 s, 2 cores; `evals/ingest_throughput.py`)."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ class _Failed:
 
 def ahead(items: Iterator[T], name: str, depth: int = 64) -> Iterator[T]:
     """The items of `items`, produced in a thread named `name` (with the caller's context
-        variables: its limits, its cancellation) at most `depth` ahead of the caller. An error in
-        the worker is raised here; closing this generator stops the worker at its next item and
+    variables: its limits, its cancellation) at most `depth` ahead of the caller. An error in
+    the worker is raised here; closing this generator stops the worker at its next item and
     closes `items`."""
     handed: queue.Queue[object] = queue.Queue(maxsize=depth)
     stop = threading.Event()

@@ -267,7 +267,7 @@ def ingest_pdfs(
         elif step.rejected is not None:
             report.error = f"{paths[step.file].name}: skipped, {step.rejected}."
             nodes, waiting = [], []
-        elif step.chunks:
+        elif not step.done:  # a page's chunks (none, if a transformation kept none)
             waiting += step.chunks
             read = step.page + 1
             if len(waiting) >= EMBED_GROUP:
